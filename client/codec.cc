@@ -1,0 +1,69 @@
+#include "client/codec.h"
+
+namespace ftb::wire {
+
+std::string encode(proto::Envelope& envelope) {
+  envelope.set_protocol_version(kProtocolVersion);
+  return envelope.SerializeAsString();
+}
+
+Result<proto::Envelope> decode(const void* data, std::size_t size) {
+  proto::Envelope envelope;
+  if (size > static_cast<std::size_t>(INT32_MAX) ||
+      !envelope.ParseFromArray(data, static_cast<int>(size))) {
+    return invalidArgument("malformed frame: " + std::to_string(size) +
+                           " bytes that do not parse as an ftb Envelope");
+  }
+  if (envelope.protocol_version() != kProtocolVersion) {
+    return failedPrecondition("protocol version " + std::to_string(envelope.protocol_version()) +
+                              " is not supported; this peer speaks version " +
+                              std::to_string(kProtocolVersion));
+  }
+  if (envelope.body_case() == proto::Envelope::BODY_NOT_SET) {
+    return invalidArgument("envelope carries no message, or a message type this peer does not know");
+  }
+  return envelope;
+}
+
+proto::Envelope makeError(proto::Error::Code code, std::string message, uint64_t request_id) {
+  proto::Envelope envelope;
+  envelope.set_request_id(request_id);
+  auto* error = envelope.mutable_error();
+  error->set_code(code);
+  error->set_message(std::move(message));
+  return envelope;
+}
+
+Code codeFromWire(proto::Error::Code code) {
+  switch (code) {
+    case proto::Error::INVALID_ARGUMENT: return Code::kInvalidArgument;
+    case proto::Error::NOT_FOUND: return Code::kNotFound;
+    case proto::Error::ALREADY_EXISTS: return Code::kAlreadyExists;
+    case proto::Error::PERMISSION_DENIED: return Code::kPermissionDenied;
+    case proto::Error::RESOURCE_EXHAUSTED: return Code::kResourceExhausted;
+    case proto::Error::FAILED_PRECONDITION: return Code::kFailedPrecondition;
+    case proto::Error::UNAUTHENTICATED: return Code::kUnauthenticated;
+    case proto::Error::UNAVAILABLE: return Code::kUnavailable;
+    default: return Code::kInternal;
+  }
+}
+
+proto::Error::Code codeToWire(Code code) {
+  switch (code) {
+    case Code::kInvalidArgument: return proto::Error::INVALID_ARGUMENT;
+    case Code::kNotFound: return proto::Error::NOT_FOUND;
+    case Code::kAlreadyExists: return proto::Error::ALREADY_EXISTS;
+    case Code::kPermissionDenied: return proto::Error::PERMISSION_DENIED;
+    case Code::kResourceExhausted: return proto::Error::RESOURCE_EXHAUSTED;
+    case Code::kFailedPrecondition: return proto::Error::FAILED_PRECONDITION;
+    case Code::kUnauthenticated: return proto::Error::UNAUTHENTICATED;
+    case Code::kUnavailable: return proto::Error::UNAVAILABLE;
+    default: return proto::Error::UNKNOWN;
+  }
+}
+
+Status statusFromError(const proto::Error& error) {
+  return {codeFromWire(error.code()), error.message()};
+}
+
+}  // namespace ftb::wire

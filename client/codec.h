@@ -1,0 +1,30 @@
+// Envelope framing shared by the SDK, the agent and ftbctl: one ZeroMQ frame
+// carries one serialized proto::Envelope stamped with kProtocolVersion.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "client/status.h"
+#include "proto/ftb.pb.h"
+
+namespace ftb::wire {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr std::string_view kVersion = "0.1.0";  // ftb release
+
+// Stamps the protocol version and serializes.
+std::string encode(proto::Envelope& envelope);
+
+// kInvalidArgument for bytes that are not an Envelope or carry no body;
+// kFailedPrecondition (naming both versions) for another protocol version.
+Result<proto::Envelope> decode(const void* data, std::size_t size);
+
+proto::Envelope makeError(proto::Error::Code code, std::string message, uint64_t request_id);
+
+// Maps between the wire error codes and Status codes.
+Code codeFromWire(proto::Error::Code code);
+proto::Error::Code codeToWire(Code code);
+Status statusFromError(const proto::Error& error);
+
+}  // namespace ftb::wire

@@ -1,0 +1,73 @@
+// The event model as C++ values: what the SDK hands to and takes from callers.
+// On the wire an Event is ftb::proto::Event (proto/ftb.proto); event_codec.h converts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "client/status.h"
+
+namespace ftb {
+
+// Ordered: INFO < WARNING < ERROR < FATAL.
+enum class Severity { kInfo = 1, kWarning = 2, kError = 3, kFatal = 4 };
+
+// "info" / "INFO" / "warning" ... (case-insensitive).
+Result<Severity> parseSeverity(std::string_view text);
+std::string_view severityName(Severity severity);  // "INFO", "WARNING", ...
+
+enum class EventType { kNormal = 1, kResponse = 2 };
+
+// Globally unique id of an event: the publishing process, which client within
+// it, and that client's sequence number.
+struct EventId {
+  std::string host;
+  uint32_t pid = 0;
+  uint64_t process_start_ns = 0;
+  uint32_t client_instance = 0;
+  uint64_t seq = 0;
+
+  // "host/pid/process_start_ns/client_instance/seq"; parse() reads it back.
+  std::string toString() const;
+  static Result<EventId> parse(std::string_view text);
+  // Identifies the publishing client (everything but seq).
+  std::string publisherKey() const;
+  bool operator==(const EventId&) const = default;
+};
+
+// Who the accepting agent saw publish the event (from the IPC socket's peer
+// credentials); credentials_known is false for TCP clients.
+struct VerifiedSender {
+  uint32_t uid = 0;
+  uint32_t pid = 0;
+  std::string agent;
+  bool credentials_known = false;
+};
+
+using Tags = std::map<std::string, std::string>;
+
+struct Event {
+  std::string event_space;  // upper case, e.g. "FTB.MPI.OPENMPI"
+  std::string event_name;   // upper case
+  Severity severity = Severity::kInfo;
+  std::string client_name;
+  std::string job_id;
+  EventId id;
+  int64_t time_sec = 0;
+  int32_t time_nsec = 0;
+  std::string payload;  // bytes
+  EventType type = EventType::kNormal;
+  std::optional<EventId> response_to;
+  Tags tags;
+  VerifiedSender sender;
+};
+
+struct EventDeclaration {
+  std::string name;
+  Severity severity = Severity::kInfo;
+};
+
+}  // namespace ftb

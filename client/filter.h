@@ -1,0 +1,40 @@
+// Subscription filters: parse once, match many events. Grammar: docs/FILTERS.md.
+//
+//   auto f = ftb::Filter::parse("event_space=FTB.MPI.*, severity>=warning");
+//   if (f && f->matches(event)) ...
+//
+// FTB 0.5 syntax is accepted unchanged: comma-separated key=value pairs with keys
+// event_space, severity, jobid, host_name, event_name, client_name; "all" as a
+// wildcard for a field and for a namespace level; "" matches everything.
+// Extensions: namespace globs (FTB.MPI.*), severity comparisons (>=, >, <=, <, !=),
+// several values for one key (a|b, or the key repeated: OR within a key, AND
+// across keys).
+// Thread-safety: a parsed Filter is immutable; matches() may be called from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/status.h"
+#include "proto/ftb.pb.h"
+
+namespace ftb {
+
+class Filter {
+ public:
+  // kInvalidArgument naming the offending key or value.
+  static Result<Filter> parse(std::string_view text);
+
+  bool matches(const proto::Event& event) const;
+  const std::string& text() const { return text_; }
+
+  struct Clause;  // one key's alternatives; defined in filter.cc
+
+ private:
+  std::string text_;
+  std::vector<std::shared_ptr<const Clause>> clauses_;  // all must match
+};
+
+}  // namespace ftb

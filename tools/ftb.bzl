@@ -1,0 +1,44 @@
+"""Build macros shared by every ftb package: one place for our warning flags,
+protobuf generation with the system protoc, and Boost.Test targets."""
+
+FTB_COPTS = [
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+]
+
+def ftb_cc_library(name, copts = [], **kwargs):
+    native.cc_library(name = name, copts = FTB_COPTS + copts, **kwargs)
+
+def ftb_cc_binary(name, copts = [], **kwargs):
+    native.cc_binary(name = name, copts = FTB_COPTS + copts, **kwargs)
+
+def ftb_cc_test(name, copts = [], deps = [], **kwargs):
+    """A Boost.Test unit test (the test file defines BOOST_TEST_MODULE)."""
+    native.cc_test(
+        name = name,
+        copts = FTB_COPTS + copts,
+        deps = deps + ["//third_party/sys:boost_test"],
+        **kwargs
+    )
+
+def ftb_proto_library(name, srcs, deps = [], visibility = None):
+    """C++ from .proto with the system protoc (Bazel's proto rules would download protoc)."""
+    outs = []
+    for src in srcs:
+        base = src[:-len(".proto")]
+        outs += [base + ".pb.h", base + ".pb.cc"]
+    native.genrule(
+        name = name + "_gen",
+        srcs = srcs,
+        outs = outs,
+        cmd = "protoc --proto_path=. --cpp_out=$(GENDIR) " +
+              " ".join(["$(location %s)" % s for s in srcs]),
+    )
+    native.cc_library(
+        name = name,
+        srcs = [o for o in outs if o.endswith(".cc")],
+        hdrs = [o for o in outs if o.endswith(".h")],
+        deps = deps + ["//third_party/sys:protobuf"],
+        visibility = visibility,
+    )
