@@ -5,6 +5,9 @@ FTB_COPTS = [
     "-Wall",
     "-Wextra",
     "-Werror",
+    # Option structs are meant for designated initializers that name only the
+    # fields they change; GCC would flag every omitted field.
+    "-Wno-missing-field-initializers",
 ]
 
 def ftb_cc_library(name, copts = [], **kwargs):

@@ -1,0 +1,363 @@
+#include "agent/agent.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "client/codec.h"
+#include "client/event.h"
+#include "client/event_codec.h"
+#include "client/names.h"
+
+namespace ftb::agent {
+namespace {
+
+constexpr int kMaxFramesPerTurn = 4096;  // then flush, ack and check timers
+
+std::string hostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
+  return buf;
+}
+
+// Creates the directory that will hold an ipc:// socket.
+Status prepareIpcPath(const std::string& endpoint) {
+  const std::string prefix = "ipc://";
+  if (endpoint.rfind(prefix, 0) != 0) return {};
+  const std::filesystem::path path = endpoint.substr(prefix.size());
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    return failedPrecondition("cannot create directory " + path.parent_path().string() +
+                              " for " + endpoint + ": " + ec.message() +
+                              " (choose another --ipc-endpoint)");
+  }
+  // A socket file left by a dead agent would make bind fail; a live agent would
+  // answer on it, so refuse to steal it.
+  if (std::filesystem::exists(path, ec)) {
+    zmq::context_t probe_ctx;
+    zmq::socket_t probe(probe_ctx, zmq::socket_type::dealer);
+    probe.set(zmq::sockopt::linger, 0);
+    probe.set(zmq::sockopt::immediate, 1);
+    probe.connect(endpoint);
+    proto::Envelope status;
+    status.mutable_status_request();
+    probe.set(zmq::sockopt::sndtimeo, 200);
+    probe.set(zmq::sockopt::rcvtimeo, 500);
+    const std::string frame = wire::encode(status);
+    zmq::message_t answer;
+    if (probe.send(zmq::buffer(frame)) && probe.recv(answer)) {
+      return failedPrecondition("another ftb-agent is already serving " + endpoint +
+                                " (stop it or choose another --ipc-endpoint)");
+    }
+    std::filesystem::remove(path, ec);
+  }
+  return {};
+}
+
+}  // namespace
+
+Agent::Agent(AgentConfig config)
+    : config_(std::move(config)),
+      context_(1),
+      socket_(context_, zmq::socket_type::router),
+      started_(std::chrono::steady_clock::now()),
+      history_(config_.history_events, std::chrono::seconds(config_.history_max_age_s)) {
+  if (config_.name.empty()) config_.name = hostName();
+}
+
+Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
+  std::unique_ptr<Agent> agent(new Agent(std::move(config)));
+  if (Status s = agent->bind(); !s.ok()) return s;
+  return agent;
+}
+
+Status Agent::bind() {
+  try {
+    socket_.set(zmq::sockopt::router_mandatory, 1);
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.set(zmq::sockopt::sndhwm, static_cast<int>(config_.socket_hwm));
+    socket_.set(zmq::sockopt::rcvhwm, static_cast<int>(config_.socket_hwm));
+    // A frame can hold a batch of events; anything far beyond the payload limit is hostile.
+    socket_.set(zmq::sockopt::maxmsgsize,
+                static_cast<int64_t>(std::max<uint64_t>(config_.max_payload_bytes, 1 << 20) * 16));
+  } catch (const zmq::error_t& e) {
+    return internalError(std::string("cannot configure the agent socket: ") + e.what());
+  }
+  for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
+    if (endpoint.empty()) continue;
+    if (Status s = prepareIpcPath(endpoint); !s.ok()) return s;
+    try {
+      socket_.bind(endpoint);
+    } catch (const zmq::error_t& e) {
+      return failedPrecondition("cannot listen on " + endpoint + ": " + e.what() +
+                                " (is another agent running? choose another endpoint)");
+    }
+    endpoints_.push_back(socket_.get(zmq::sockopt::last_endpoint));
+  }
+  if (endpoints_.empty()) {
+    return invalidArgument("no endpoint to listen on: set --ipc-endpoint and/or --tcp-endpoint");
+  }
+  if (!config_.ready_file.empty()) {
+    const std::string tmp = config_.ready_file + ".tmp";
+    {
+      std::ofstream out(tmp);
+      for (const auto& e : endpoints_) out << e << "\n";
+      if (!out) return failedPrecondition("cannot write --ready-file " + config_.ready_file);
+    }
+    std::filesystem::rename(tmp, config_.ready_file);
+  }
+  return {};
+}
+
+void Agent::run() {
+  spdlog::info("ftb-agent {} '{}' serving on {}", wire::kVersion, config_.name,
+               fmt::join(endpoints_, ", "));
+  auto next_housekeeping = std::chrono::steady_clock::now();
+  while (!stop_.load()) {
+    // Retry pending frames soon when some client is backed up; otherwise sleep on the socket.
+    bool backed_up = false;
+    for (auto& [id, s] : sessions_) backed_up |= !s->outbound.empty();
+    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+    try {
+      zmq::poll(&item, 1, std::chrono::milliseconds(backed_up ? 1 : 100));
+    } catch (const zmq::error_t&) {
+      continue;  // EINTR: a signal arrived; the loop condition decides
+    }
+
+    for (int i = 0; i < kMaxFramesPerTurn; ++i) {
+      zmq::message_t routing_id;
+      if (!socket_.recv(routing_id, zmq::recv_flags::dontwait)) break;
+      zmq::message_t body;
+      if (!routing_id.more() || !socket_.recv(body, zmq::recv_flags::dontwait)) continue;
+      // Drain any extra frames: ftb messages are single-frame.
+      bool extra = false;
+      while (body.more()) {
+        zmq::message_t rest;
+        (void)socket_.recv(rest, zmq::recv_flags::dontwait);
+        extra = true;
+        if (!rest.more()) break;
+      }
+      const std::string from = routing_id.to_string();
+      if (extra) {
+        counters_.set_bad_frames(counters_.bad_frames() + 1);
+        log_.warn("multipart", "dropped a multi-part message: ftb messages are one frame");
+        replyError(from, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
+        continue;
+      }
+      handleFrame(from, body);
+    }
+    flushBatches();
+    sendAcks();
+    flushOutbound();
+
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_housekeeping) {
+      expireSilentClients(now);
+      history_.prune(now);
+      next_housekeeping = now + std::chrono::milliseconds(100);
+    }
+    for (const auto& id : doomed_) removeSession(id, "its socket is gone");
+    doomed_.clear();
+  }
+  spdlog::info("ftb-agent '{}' stopping", config_.name);
+}
+
+void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
+  Result<proto::Envelope> envelope = wire::decode(body.data(), body.size());
+  if (!envelope.ok()) {
+    counters_.set_bad_frames(counters_.bad_frames() + 1);
+    log_.warn("bad-frame", "bad frame from a peer: {}", envelope.status().message());
+    replyError(routing_id, wire::codeToWire(envelope.status().code()),
+               envelope.status().message(), 0);
+    return;
+  }
+  std::optional<PeerCredentials> peer;
+  if (const char* address = body.gets("Peer-Address")) peer = parsePeerAddress(address);
+  dispatch(routing_id, *envelope, peer);
+}
+
+void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
+                     const std::optional<PeerCredentials>& peer) {
+  using B = proto::Envelope;
+  switch (envelope.body_case()) {
+    case B::kHello: return onHello(routing_id, envelope, peer);
+    case B::kStatusRequest: return onStatus(routing_id, envelope);
+    case B::kClientsRequest: return onClients(routing_id, envelope);
+    case B::kHistoryQuery: return onHistoryQuery(routing_id, envelope);
+    case B::kGoodbye: return onGoodbye(routing_id);
+    default: break;
+  }
+  ClientSession* session = findSession(routing_id);
+  switch (envelope.body_case()) {
+    case B::kDeclare:
+    case B::kPublish:
+    case B::kSubscribe:
+    case B::kUnsubscribe:
+    case B::kHeartbeat:
+      if (session == nullptr) {
+        replyError(routing_id, proto::Error::UNAUTHENTICATED,
+                   "this agent has no session for you (it may have restarted): send Hello first",
+                   envelope.request_id());
+        return;
+      }
+      session->last_seen = std::chrono::steady_clock::now();
+      break;
+    default:
+      counters_.set_bad_frames(counters_.bad_frames() + 1);
+      log_.warn("unexpected-type", "unexpected message type {} from a peer",
+                static_cast<int>(envelope.body_case()));
+      replyError(routing_id, proto::Error::NOT_FOUND,
+                 "message type " + std::to_string(envelope.body_case()) +
+                     " is not a request this agent serves",
+                 envelope.request_id());
+      return;
+  }
+  switch (envelope.body_case()) {
+    case B::kDeclare: return onDeclare(*session, envelope);
+    case B::kPublish: return onPublish(*session, envelope.publish());
+    case B::kSubscribe: return onSubscribe(*session, envelope);
+    case B::kUnsubscribe: return onUnsubscribe(*session, envelope);
+    case B::kHeartbeat: {
+      proto::Envelope ok;
+      ok.set_request_id(envelope.request_id());
+      ok.mutable_ok();
+      return reply(routing_id, ok);
+    }
+    default: return;
+  }
+}
+
+void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelope,
+                    const std::optional<PeerCredentials>& peer) {
+  const proto::Hello& hello = envelope.hello();
+  Result<std::string> space = normalizeEventSpace(hello.event_space());
+  if (!space.ok()) {
+    return replyError(routing_id, proto::Error::INVALID_ARGUMENT, space.status().message(),
+                      envelope.request_id());
+  }
+  if (hello.client_name().empty()) {
+    return replyError(routing_id, proto::Error::INVALID_ARGUMENT, "client_name is empty",
+                      envelope.request_id());
+  }
+  EventId id{.host = hello.origin().host(),
+             .pid = hello.origin().pid(),
+             .process_start_ns = hello.origin().process_start_ns(),
+             .client_instance = hello.client_instance()};
+  const std::string publisher_key = id.publisherKey();
+  // A client that reconnects (new socket) replaces its old session.
+  if (auto it = by_publisher_.find(publisher_key); it != by_publisher_.end()) {
+    removeSession(it->second->routing_id, "the client reconnected");
+  }
+  if (findSession(routing_id) != nullptr) removeSession(routing_id, "it said Hello again");
+
+  auto session = std::make_unique<ClientSession>(config_.client_queue_events);
+  session->routing_id = routing_id;
+  session->session = next_session_++;
+  session->client_name = hello.client_name();
+  session->event_space = *space;
+  session->job_id = hello.job_id();
+  session->origin = hello.origin();
+  session->client_instance = hello.client_instance();
+  session->publisher_key = publisher_key;
+  session->peer = peer;
+  session->last_seen = std::chrono::steady_clock::now();
+  session->connected_at = std::chrono::system_clock::now();
+  session->last_seq = accepted_seq_[publisher_key];
+  for (const auto& d : hello.declarations()) {
+    Result<std::string> name = normalizeEventName(d.name());
+    if (name.ok()) session->declared[*name] = d.severity();
+  }
+  proto::Envelope answer;
+  answer.set_request_id(envelope.request_id());
+  auto* r = answer.mutable_hello_reply();
+  r->set_agent_name(config_.name);
+  r->set_agent_version(std::string(wire::kVersion));
+  r->set_max_payload_bytes(config_.max_payload_bytes);
+  r->set_heartbeat_interval_ms(config_.heartbeat_interval_ms);
+  r->set_client_timeout_ms(config_.client_timeout_ms);
+  r->set_session(session->session);
+  r->set_accepted_seq(session->last_seq);
+  spdlog::debug("client '{}' in {} connected (pid {}, uid {})", session->client_name,
+                session->event_space, peer ? peer->pid : hello.origin().pid(),
+                peer ? std::to_string(peer->uid) : std::string("unknown"));
+  by_publisher_[publisher_key] = session.get();
+  sessions_[routing_id] = std::move(session);
+  counters_.set_clients_connected_total(counters_.clients_connected_total() + 1);
+  reply(routing_id, answer);
+}
+
+void Agent::onGoodbye(const std::string& routing_id) {
+  if (findSession(routing_id) != nullptr) removeSession(routing_id, "it said goodbye");
+}
+
+ClientSession* Agent::findSession(const std::string& routing_id) {
+  auto it = sessions_.find(routing_id);
+  return it == sessions_.end() ? nullptr : it->second.get();
+}
+
+void Agent::removeSession(const std::string& routing_id, std::string_view why) {
+  auto it = sessions_.find(routing_id);
+  if (it == sessions_.end()) return;
+  ClientSession* s = it->second.get();
+  spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
+  batches_.erase(s);
+  if (auto p = by_publisher_.find(s->publisher_key); p != by_publisher_.end() && p->second == s) {
+    by_publisher_.erase(p);
+  }
+  sessions_.erase(it);
+}
+
+void Agent::expireSilentClients(std::chrono::steady_clock::time_point now) {
+  const auto timeout = std::chrono::milliseconds(config_.client_timeout_ms);
+  std::vector<std::string> silent;
+  for (const auto& [id, s] : sessions_) {
+    if (now - s->last_seen > timeout) silent.push_back(id);
+  }
+  for (const auto& id : silent) {
+    counters_.set_clients_expired(counters_.clients_expired() + 1);
+    removeSession(id, "no heartbeat within --client-timeout-ms");
+  }
+}
+
+void Agent::reply(const std::string& routing_id, proto::Envelope& envelope) {
+  const std::string frame = wire::encode(envelope);
+  if (!trySend(routing_id, frame)) {
+    log_.warn("reply-full", "could not reply to a peer whose socket is full");
+  }
+}
+
+void Agent::replyError(const std::string& routing_id, proto::Error::Code code,
+                       std::string message, uint64_t request_id, uint64_t event_seq) {
+  proto::Envelope error = wire::makeError(code, std::move(message), request_id);
+  error.mutable_error()->set_event_seq(event_seq);
+  reply(routing_id, error);
+}
+
+bool Agent::trySend(const std::string& routing_id, const std::string& frame) {
+  try {
+    if (!socket_.send(zmq::buffer(routing_id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
+      return false;
+    }
+    (void)socket_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+    return true;
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EHOSTUNREACH) {
+      if (sessions_.count(routing_id) != 0) doomed_.push_back(routing_id);
+      return true;
+    }
+    log_.warn("send", "send failed: {}", e.what());
+    return true;
+  }
+}
+
+void Agent::flushOutbound() {
+  for (auto& [id, s] : sessions_) {
+    while (!s->outbound.empty() && trySend(id, s->outbound.front())) s->outbound.pop();
+  }
+}
+
+}  // namespace ftb::agent

@@ -1,0 +1,110 @@
+// The ftb-agent: one per node. Local clients reach it over IPC, remote ones over
+// TCP, both on one ZeroMQ ROUTER socket. It matches every published event
+// against every subscription and delivers it once per matching subscription,
+// in publish order per publisher, and answers the control API used by ftbctl.
+//
+// Threading: create() on any thread; run() is the event loop and owns all state;
+// requestStop() may be called from any thread or a signal handler.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "agent/client_session.h"
+#include "agent/config.h"
+#include "agent/event_history.h"
+#include "agent/rate_limited_log.h"
+#include "client/status.h"
+#include "proto/ftb.pb.h"
+
+namespace ftb::agent {
+
+class Agent {
+ public:
+  // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come
+  // back as a Status whose message says what to fix.
+  static Result<std::unique_ptr<Agent>> create(AgentConfig config);
+
+  // Serves until requestStop(). Returns after saying nothing more: clients see
+  // the agent vanish and reconnect to its successor.
+  void run();
+  void requestStop() { stop_.store(true); }
+
+  // Endpoints actually bound (port 0 resolved), e.g. "tcp://127.0.0.1:40123".
+  const std::vector<std::string>& endpoints() const { return endpoints_; }
+
+ private:
+  explicit Agent(AgentConfig config);
+  Status bind();
+
+  // agent.cc: the loop, sessions and sending.
+  void handleFrame(const std::string& routing_id, zmq::message_t& body);
+  void dispatch(const std::string& routing_id, proto::Envelope& envelope,
+                const std::optional<PeerCredentials>& peer);
+  void onHello(const std::string& routing_id, const proto::Envelope& envelope,
+               const std::optional<PeerCredentials>& peer);
+  void onGoodbye(const std::string& routing_id);
+  ClientSession* findSession(const std::string& routing_id);
+  void removeSession(const std::string& routing_id, std::string_view why);
+  void expireSilentClients(std::chrono::steady_clock::time_point now);
+  void reply(const std::string& routing_id, proto::Envelope& envelope);
+  void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
+                  uint64_t request_id, uint64_t event_seq = 0);
+  // Sends without blocking; false when the peer's pipe is full (EAGAIN).
+  // An unreachable peer is scheduled for removal and counts as sent.
+  bool trySend(const std::string& routing_id, const std::string& frame);
+  void flushOutbound();
+
+  // agent_routing.cc: publish, subscribe, deliver.
+  void onDeclare(ClientSession& session, const proto::Envelope& envelope);
+  void onPublish(ClientSession& session, const proto::Publish& publish);
+  Status acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event);
+  void route(const RoutedEventPtr& event);
+  void enqueueDelivery(ClientSession& session, const RoutedEventPtr& event,
+                       const std::vector<uint32_t>& subscription_ids);
+  void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
+  void onUnsubscribe(ClientSession& session, const proto::Envelope& envelope);
+  void sendAcks();
+  void flushBatches();
+  struct Batch;
+  void sendBatch(ClientSession& session, Batch& batch);
+
+  // agent_control.cc: the control API.
+  void onStatus(const std::string& routing_id, const proto::Envelope& envelope);
+  void onClients(const std::string& routing_id, const proto::Envelope& envelope);
+  void onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope);
+
+  AgentConfig config_;
+  zmq::context_t context_;
+  zmq::socket_t socket_;
+  std::vector<std::string> endpoints_;
+  std::atomic<bool> stop_{false};
+  std::chrono::steady_clock::time_point started_;
+  uint64_t next_session_ = 1;
+
+  std::unordered_map<std::string, std::unique_ptr<ClientSession>> sessions_;  // by routing id
+  std::unordered_map<std::string, ClientSession*> by_publisher_;  // publisher key -> session
+  // Highest sequence accepted per publisher key, kept after the client leaves so a
+  // reconnecting client's re-sent events are not routed twice.
+  std::unordered_map<std::string, uint64_t> accepted_seq_;
+  std::vector<std::string> doomed_;  // routing ids to remove at the end of this turn
+
+  struct Batch {
+    proto::Envelope envelope;
+    uint32_t events = 0;
+  };
+  std::unordered_map<ClientSession*, Batch> batches_;  // deliveries built this turn
+
+  EventHistory history_;
+  RateLimitedLog log_;
+  proto::Counters counters_;
+};
+
+}  // namespace ftb::agent

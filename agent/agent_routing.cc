@@ -1,0 +1,241 @@
+// The agent's data path: accepting published events, matching them against
+// subscriptions, batching deliveries and acknowledging publishers.
+#include <spdlog/spdlog.h>
+
+#include "agent/agent.h"
+#include "client/codec.h"
+#include "client/event_codec.h"
+#include "client/names.h"
+
+namespace ftb::agent {
+namespace {
+
+constexpr uint32_t kMaxDeliveriesPerFrame = 256;
+constexpr uint32_t kResponseInbox = 0;  // reserved subscription id: responses to my requests
+
+std::string publisherKeyOf(const proto::EventId& id) { return fromProto(id).publisherKey(); }
+
+}  // namespace
+
+void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
+  std::vector<std::pair<std::string, proto::Severity>> accepted;
+  for (const auto& d : envelope.declare().declarations()) {
+    Result<std::string> name = normalizeEventName(d.name());
+    if (!name.ok()) {
+      return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+                        name.status().message(), envelope.request_id());
+    }
+    if (d.severity() < proto::INFO || d.severity() > proto::FATAL) {
+      return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+                        "event " + *name + " is declared with severity " +
+                            std::to_string(d.severity()) + "; use INFO, WARNING, ERROR or FATAL",
+                        envelope.request_id());
+    }
+    accepted.emplace_back(*name, d.severity());
+  }
+  for (auto& [name, severity] : accepted) session.declared[name] = severity;
+  proto::Envelope ok;
+  ok.set_request_id(envelope.request_id());
+  ok.mutable_ok();
+  reply(session.routing_id, ok);
+}
+
+void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
+  for (const std::string& bytes : publish.events()) {
+    proto::Event event;
+    if (!event.ParseFromString(bytes)) {
+      counters_.set_bad_frames(counters_.bad_frames() + 1);
+      log_.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
+      replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+                 "an event in a Publish message does not parse as ftb.proto.Event", 0);
+      continue;
+    }
+    const uint64_t seq = event.id().seq();
+    if (seq != 0 && seq <= session.last_seq) continue;  // re-sent after a reconnect: routed already
+    Status accepted = acceptEvent(session, bytes, event);
+    if (seq > session.last_seq) {
+      session.last_seq = seq;
+      accepted_seq_[session.publisher_key] = seq;
+      session.ack_due = true;
+    }
+    if (!accepted.ok()) {
+      counters_.set_events_rejected(counters_.events_rejected() + 1);
+      log_.warn("rejected", "refused an event from '{}': {}", session.client_name,
+                accepted.message());
+      replyError(session.routing_id, wire::codeToWire(accepted.code()), accepted.message(), 0, seq);
+    }
+  }
+}
+
+Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event) {
+  if (event.id().seq() == 0 || publisherKeyOf(event.id()) != session.publisher_key) {
+    return invalidArgument("event id must carry this client's origin and a sequence number > 0");
+  }
+  Result<std::string> space = normalizeEventSpace(event.event_space());
+  if (!space.ok()) return space.status();
+  if (*space != session.event_space) {
+    return invalidArgument("event space " + event.event_space() +
+                           " is not this client's event space " + session.event_space);
+  }
+  Result<std::string> name = normalizeEventName(event.event_name());
+  if (!name.ok()) return name.status();
+  auto declared = session.declared.find(*name);
+  if (declared == session.declared.end()) {
+    return failedPrecondition("event " + *name + " was not declared by client '" +
+                              session.client_name + "'; declare it before publishing");
+  }
+  if (declared->second != event.severity()) {
+    return invalidArgument("event " + *name + " is declared with severity " +
+                           proto::Severity_Name(declared->second) + " but published with " +
+                           proto::Severity_Name(event.severity()));
+  }
+  if (event.payload().size() > config_.max_payload_bytes) {
+    return resourceExhausted("payload of " + std::to_string(event.payload().size()) +
+                             " bytes exceeds this agent's limit of " +
+                             std::to_string(config_.max_payload_bytes) + " bytes");
+  }
+  if (event.type() == proto::RESPONSE && !event.has_response_to()) {
+    return invalidArgument("a RESPONSE event must name the event it answers (response_to)");
+  }
+
+  // Record who the kernel says sent it: appending a serialized Event that holds
+  // only `sender` merges into the original bytes (protobuf concatenation), so
+  // the event is forwarded without re-encoding.
+  proto::Event verified;
+  auto* sender = verified.mutable_sender();
+  sender->set_agent(config_.name);
+  if (session.peer) {
+    sender->set_uid(session.peer->uid);
+    sender->set_pid(session.peer->pid);
+    sender->set_credentials_known(true);
+  }
+  auto routed = std::make_shared<RoutedEvent>();
+  routed->bytes = bytes + verified.SerializeAsString();
+  event.mutable_sender()->CopyFrom(*sender);
+  routed->event = std::move(event);
+  routed->arrived = std::chrono::steady_clock::now();
+  counters_.set_events_in(counters_.events_in() + 1);
+  ++session.events_published;
+  history_.add(routed);
+  route(routed);
+  return {};
+}
+
+void Agent::route(const RoutedEventPtr& routed) {
+  const proto::Event& event = routed->event;
+  ClientSession* inbox_owner = nullptr;
+  if (event.type() == proto::RESPONSE) {
+    auto it = by_publisher_.find(publisherKeyOf(event.response_to()));
+    if (it != by_publisher_.end()) inbox_owner = it->second;
+  }
+  std::vector<uint32_t> ids;
+  for (auto& [routing_id, session] : sessions_) {
+    ids.clear();
+    for (const auto& [id, sub] : session->subscriptions) {
+      if (sub.filter.matches(event)) ids.push_back(id);
+    }
+    if (session.get() == inbox_owner) ids.push_back(kResponseInbox);
+    if (!ids.empty()) enqueueDelivery(*session, routed, ids);
+  }
+}
+
+void Agent::enqueueDelivery(ClientSession& session, const RoutedEventPtr& routed,
+                            const std::vector<uint32_t>& subscription_ids) {
+  Batch& batch = batches_[&session];
+  auto* delivery = batch.envelope.mutable_deliver()->add_deliveries();
+  delivery->set_event(routed->bytes);
+  for (uint32_t id : subscription_ids) delivery->add_subscription_ids(id);
+  if (++batch.events >= kMaxDeliveriesPerFrame) {
+    Batch full = std::move(batch);
+    batch = Batch{};
+    sendBatch(session, full);
+  }
+}
+
+void Agent::flushBatches() {
+  for (auto& [session, batch] : batches_) {
+    if (batch.events > 0) sendBatch(*session, batch);
+  }
+  batches_.clear();
+}
+
+void Agent::sendBatch(ClientSession& session, Batch& batch) {
+  OutboundQueue& out = session.outbound;
+  batch.envelope.mutable_deliver()->set_missed_before(out.missedPending());
+  std::string frame = wire::encode(batch.envelope);
+  const bool sent = out.empty() && trySend(session.routing_id, frame);
+  if (!sent && !out.push(std::move(frame), batch.events)) {
+    out.addMissed(batch.events);
+    counters_.set_events_dropped(counters_.events_dropped() + batch.events);
+    return;
+  }
+  out.clearMissedPending();  // the count travels in this frame
+  session.events_delivered += batch.events;
+  counters_.set_events_out(counters_.events_out() + batch.events);
+}
+
+void Agent::sendAcks() {
+  for (auto& [routing_id, session] : sessions_) {
+    if (!session->ack_due) continue;
+    proto::Envelope ack;
+    ack.mutable_publish_ack()->set_acked_seq(session->last_seq);
+    const std::string frame = wire::encode(ack);
+    if (trySend(routing_id, frame)) session->ack_due = false;  // else retried next turn
+  }
+}
+
+void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope) {
+  const proto::Subscribe& request = envelope.subscribe();
+  if (request.subscription_id() == kResponseInbox) {
+    return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+                      "subscription id 0 is reserved", envelope.request_id());
+  }
+  if (session.subscriptions.size() >= config_.max_subscriptions_per_client &&
+      session.subscriptions.count(request.subscription_id()) == 0) {
+    return replyError(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
+                      "this client already holds " +
+                          std::to_string(session.subscriptions.size()) +
+                          " subscriptions, the agent's --max-subscriptions-per-client",
+                      envelope.request_id());
+  }
+  Result<Filter> filter = Filter::parse(request.filter());
+  if (!filter.ok()) {
+    return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+                      filter.status().message(), envelope.request_id());
+  }
+  std::vector<RoutedEventPtr> replay;
+  bool complete = true;
+  if (request.has_history()) {
+    if (request.history().has_since()) {
+      replay = history_.since(request.history().since(), *filter, &complete);
+    } else {
+      replay = history_.lastN(request.history().last_n(), *filter);
+    }
+  }
+  session.subscriptions.insert_or_assign(request.subscription_id(),
+                                         Subscription{request.subscription_id(), *filter});
+  proto::Envelope answer;
+  answer.set_request_id(envelope.request_id());
+  auto* r = answer.mutable_subscribe_reply();
+  r->set_subscription_id(request.subscription_id());
+  r->set_history_events(static_cast<uint32_t>(replay.size()));
+  r->set_history_complete(complete);
+  reply(session.routing_id, answer);
+  const std::vector<uint32_t> ids{request.subscription_id()};
+  for (const auto& e : replay) enqueueDelivery(session, e, ids);
+}
+
+void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelope) {
+  const uint32_t id = envelope.unsubscribe().subscription_id();
+  if (session.subscriptions.erase(id) == 0) {
+    return replyError(session.routing_id, proto::Error::NOT_FOUND,
+                      "no subscription " + std::to_string(id) + " for this client",
+                      envelope.request_id());
+  }
+  proto::Envelope ok;
+  ok.set_request_id(envelope.request_id());
+  ok.mutable_ok();
+  reply(session.routing_id, ok);
+}
+
+}  // namespace ftb::agent

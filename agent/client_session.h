@@ -1,0 +1,49 @@
+// What the agent knows about one connected client (or ftbctl control peer).
+// Threading: the agent's event-loop thread only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "agent/outbound_queue.h"
+#include "agent/peer_credentials.h"
+#include "client/filter.h"
+#include "proto/ftb.pb.h"
+
+namespace ftb::agent {
+
+struct Subscription {
+  uint32_t id = 0;
+  Filter filter;
+};
+
+struct ClientSession {
+  explicit ClientSession(std::size_t queue_events) : outbound(queue_events) {}
+
+  std::string routing_id;  // ZeroMQ ROUTER identity of the client's socket
+  uint64_t session = 0;
+  std::string client_name;
+  std::string event_space;
+  std::string job_id;
+  proto::Origin origin;
+  uint32_t client_instance = 0;
+  std::string publisher_key;  // EventId::publisherKey() of this client's events
+  std::optional<PeerCredentials> peer;
+  std::unordered_map<std::string, proto::Severity> declared;  // event name -> severity
+  std::map<uint32_t, Subscription> subscriptions;
+
+  std::chrono::steady_clock::time_point last_seen;
+  std::chrono::system_clock::time_point connected_at;
+  uint64_t last_seq = 0;   // highest event sequence accepted from this client
+  bool ack_due = false;    // a PublishAck should go out at the end of this loop turn
+  OutboundQueue outbound;  // frames waiting while the client's socket is full
+
+  uint64_t events_published = 0;
+  uint64_t events_delivered = 0;
+};
+
+}  // namespace ftb::agent

@@ -1,0 +1,48 @@
+#include "agent/config.h"
+
+#include <CLI/CLI.hpp>
+
+namespace ftb::agent {
+
+void addAgentOptions(CLI::App& app, AgentConfig& c) {
+  app.add_option("--name", c.name, "Agent name shown to clients and operators (default: host name)");
+  app.add_option("--ipc-endpoint", c.ipc_endpoint,
+                 "ZeroMQ IPC endpoint for local clients; empty disables")
+      ->capture_default_str();
+  app.add_option("--tcp-endpoint", c.tcp_endpoint,
+                 "ZeroMQ TCP endpoint for remote clients and peers; empty disables; "
+                 "port 0 picks a free port")
+      ->capture_default_str();
+  app.add_option("--max-payload-bytes", c.max_payload_bytes, "Largest event payload accepted")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{64} << 20));
+  app.add_option("--client-queue-events", c.client_queue_events,
+                 "Events queued per slow client before overflow is counted and reported")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  app.add_option("--socket-hwm", c.socket_hwm, "ZeroMQ frames buffered per peer")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  app.add_option("--heartbeat-interval-ms", c.heartbeat_interval_ms,
+                 "How often clients send heartbeats")
+      ->capture_default_str()
+      ->check(CLI::Range(10u, 600000u));
+  app.add_option("--client-timeout-ms", c.client_timeout_ms,
+                 "Silence after which a client is considered dead and its subscriptions freed")
+      ->capture_default_str()
+      ->check(CLI::Range(50u, 3600000u));
+  app.add_option("--history-events", c.history_events, "Recent events kept for replay (0 disables)")
+      ->capture_default_str();
+  app.add_option("--history-max-age-s", c.history_max_age_s, "Oldest event kept for replay, seconds")
+      ->capture_default_str();
+  app.add_option("--max-subscriptions-per-client", c.max_subscriptions_per_client,
+                 "Subscriptions one client may hold")
+      ->capture_default_str();
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical or off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--ready-file", c.ready_file,
+                 "Write the bound endpoints to this file once clients are accepted");
+}
+
+}  // namespace ftb::agent

@@ -1,0 +1,38 @@
+// AgentConfig: everything an operator can set, with the embedded defaults.
+// Every field is a command-line flag and a key of the same name in the
+// configuration file (--config, INI/TOML `key = value`; see deploy/ftb-agent.conf).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace ftb::agent {
+
+struct AgentConfig {
+  std::string name;  // "" = this host's name
+  // Local clients. "" disables. The parent directory is created if missing.
+  std::string ipc_endpoint = "ipc:///run/ftb/agent.sock";
+  // Remote clients and peers. "" disables. Port 10809 is ftb's documented default.
+  std::string tcp_endpoint = "tcp://0.0.0.0:10809";
+  uint64_t max_payload_bytes = 64 * 1024;
+  // Events queued in the agent for one client whose socket is full, before the
+  // overflow is counted and reported to it as missed.
+  uint32_t client_queue_events = 65536;
+  uint32_t socket_hwm = 10000;  // ZeroMQ frames buffered per peer
+  uint32_t heartbeat_interval_ms = 1000;
+  uint32_t client_timeout_ms = 5000;  // silence after which a client is dropped
+  uint32_t history_events = 10000;
+  uint32_t history_max_age_s = 3600;
+  uint32_t max_subscriptions_per_client = 1024;
+  std::string log_level = "info";
+  std::string ready_file;  // written with the bound endpoints once clients are accepted
+};
+
+// Registers every AgentConfig field as a flag (and so as a config-file key).
+void addAgentOptions(CLI::App& app, AgentConfig& config);
+
+}  // namespace ftb::agent

@@ -1,0 +1,17 @@
+#include "agent/outbound_queue.h"
+
+namespace ftb::agent {
+
+bool OutboundQueue::push(std::string frame, uint32_t events) {
+  if (queued_events_ + events > capacity_events_ && !frames_.empty()) return false;
+  queued_events_ += events;
+  frames_.push_back({std::move(frame), events});
+  return true;
+}
+
+void OutboundQueue::pop() {
+  queued_events_ -= frames_.front().events;
+  frames_.pop_front();
+}
+
+}  // namespace ftb::agent

@@ -1,0 +1,44 @@
+// Frames waiting for one client whose ZeroMQ pipe is full, bounded by the
+// number of events they hold. What does not fit is counted as missed and the
+// count travels in the next Deliver that does get through (missed_before), so
+// the subscriber always learns how many events it lost.
+// Threading: the agent's event-loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace ftb::agent {
+
+class OutboundQueue {
+ public:
+  explicit OutboundQueue(std::size_t capacity_events) : capacity_events_(capacity_events) {}
+
+  // Queues a frame of `events` events; false when it does not fit (nothing queued).
+  bool push(std::string frame, uint32_t events);
+  bool empty() const { return frames_.empty(); }
+  const std::string& front() const { return frames_.front().frame; }
+  void pop();
+
+  std::size_t queuedEvents() const { return queued_events_; }
+
+  // Missed events not yet reported to the client.
+  uint64_t missedPending() const { return missed_pending_; }
+  void addMissed(uint64_t events) { missed_pending_ += events; missed_total_ += events; }
+  void clearMissedPending() { missed_pending_ = 0; }
+  uint64_t missedTotal() const { return missed_total_; }
+
+ private:
+  struct Entry {
+    std::string frame;
+    uint32_t events;
+  };
+  std::size_t capacity_events_;
+  std::deque<Entry> frames_;
+  std::size_t queued_events_ = 0;
+  uint64_t missed_pending_ = 0;
+  uint64_t missed_total_ = 0;
+};
+
+}  // namespace ftb::agent

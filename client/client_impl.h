@@ -1,0 +1,140 @@
+// ClientImpl: the SDK behind ftb::Client.
+//
+// Threads:
+// - callers: any thread; they build and buffer events, and post requests;
+// - the I/O thread: the only one that touches the ZeroMQ sockets. It says Hello
+//   on every (re)connection, sends buffered events, heartbeats, and receives
+//   replies, acks and deliveries;
+// - the dispatch thread: runs subscription callbacks one at a time.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <zmq.hpp>
+
+#include "client/client.h"
+#include "client/notification_queue.h"
+#include "client/publish_buffer.h"
+#include "proto/ftb.pb.h"
+
+namespace ftb {
+
+class ClientImpl final : public Client {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit ClientImpl(ClientOptions options);
+  ~ClientImpl() override;
+
+  Status start();  // starts the threads and waits for the first HelloReply
+
+  Status declare(const std::vector<EventDeclaration>& events) override;
+  Result<EventId> publish(std::string_view event_name, std::string_view payload,
+                          const Tags& tags) override;
+  Result<EventId> respond(const Event& request, std::string_view event_name,
+                          std::string_view payload, const Tags& tags) override;
+  Result<std::vector<Event>> request(std::string_view event_name, std::string_view payload,
+                                     std::chrono::milliseconds deadline,
+                                     std::size_t max_responses) override;
+  Result<SubscriptionId> subscribe(SubscribeOptions options) override;
+  Status unsubscribe(SubscriptionId id) override;
+  Result<std::optional<Notification>> poll(SubscriptionId id,
+                                           std::chrono::milliseconds timeout) override;
+  Status disconnect(std::chrono::milliseconds timeout) override;
+  Status flush(std::chrono::milliseconds timeout) override;
+  ClientStats stats() const override;
+
+ private:
+  struct SubscriptionState {
+    SubscribeOptions options;
+    std::shared_ptr<NotificationQueue> queue;  // set for polling subscriptions
+    std::unordered_map<std::string, uint64_t> last_seq;  // per publisher: dedup
+  };
+  struct Collector {  // responses to one request()
+    std::vector<Event> responses;
+    std::size_t max = 0;
+  };
+  struct Pending {  // a request waiting for its reply
+    std::promise<proto::Envelope> reply;
+  };
+
+  Result<EventId> publishEvent(std::string_view event_name, std::string_view payload,
+                               const Tags& tags, const Event* request,
+                               const std::function<void(uint64_t)>& on_seq);
+  // Posts `envelope` to the agent and waits for the reply; an Error reply comes
+  // back as its Status; kUnavailable when disconnected.
+  Result<proto::Envelope> call(proto::Envelope envelope, std::chrono::milliseconds timeout);
+  void wake();
+
+  // I/O thread.
+  void ioLoop();
+  void openSocket();
+  bool sayHello();  // false when the frame could not be sent yet
+  void onMessage(proto::Envelope& envelope);
+  void onHelloReply(const proto::Envelope& envelope);
+  void onDeliver(const proto::Deliver& deliver);
+  void deliverTo(SubscriptionId id, const Event& event);
+  void sendPending();
+  bool sendFrame(const std::string& frame);
+  void markDisconnected(std::string_view why);
+  void failPendingRequests(const Status& status);
+
+  // Dispatch thread.
+  void dispatchLoop();
+  void enqueueCallback(SubscriptionId id, Notification notification);
+
+  const ClientOptions options_;
+  const std::string endpoint_;
+  const uint32_t client_instance_;
+  std::string event_space_;  // normalised
+  std::string publisher_key_;
+
+  zmq::context_t context_{1};
+  std::unique_ptr<zmq::socket_t> socket_;   // I/O thread only
+  std::unique_ptr<zmq::socket_t> monitor_;  // I/O thread only
+  int wake_fd_ = -1;
+  std::atomic<bool> wake_pending_{false};
+  std::atomic<bool> stopping_{false};
+  std::thread io_thread_;
+  std::thread dispatch_thread_;
+
+  PublishBuffer buffer_;
+  uint64_t send_cursor_ = 1;  // I/O thread: next sequence to send
+  bool hello_wanted_ = false;  // I/O thread: a (re)connection awaits our Hello
+
+  mutable std::mutex mu_;  // guards everything below
+  std::condition_variable hello_cv_;
+  bool hello_done_ = false;   // connected and registered with the agent
+  bool hello_sent_ = false;
+  Status hello_error_;  // the agent refused our Hello (bad event space ...)
+  Clock::time_point hello_sent_at_;
+  uint64_t hello_request_ = 0;
+  uint64_t max_payload_ = 64 * 1024;
+  std::chrono::milliseconds heartbeat_interval_{1000};
+  std::chrono::milliseconds agent_timeout_{5000};
+  std::map<std::string, proto::Severity> declared_;
+  std::map<SubscriptionId, SubscriptionState> subscriptions_;
+  SubscriptionId next_subscription_ = 1;
+  std::deque<proto::Envelope> outbox_;        // requests for the I/O thread to send
+  std::unordered_map<uint64_t, std::shared_ptr<Pending>> pending_;  // by request id
+  uint64_t next_request_ = 1;
+  ClientStats stats_;
+
+  // Lock order: the publish buffer's lock, then collect_mu_; never mu_ around either.
+  std::mutex collect_mu_;
+  std::condition_variable collectors_cv_;
+  std::map<uint64_t, Collector> collectors_;  // request() in flight, by the request's seq
+
+  std::mutex dispatch_mu_;
+  std::condition_variable dispatch_cv_;
+  std::deque<std::pair<SubscriptionId, Notification>> dispatch_queue_;
+};
+
+}  // namespace ftb

@@ -1,0 +1,70 @@
+#include "client/origin.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace ftb {
+namespace {
+
+// Process start: field 22 of /proc/self/stat (clock ticks after boot) plus the
+// boot time from /proc/stat. Falls back to "now" where /proc is missing.
+uint64_t processStartNs() {
+  std::ifstream stat("/proc/self/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  uint64_t start_ticks = 0;
+  if (close != std::string::npos) {
+    std::istringstream fields(line.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i) {
+      if (i == 22) start_ticks = std::stoull(field);
+    }
+  }
+  std::ifstream boot("/proc/stat");
+  uint64_t btime = 0;
+  for (std::string key; boot >> key;) {
+    if (key == "btime") {
+      boot >> btime;
+      break;
+    }
+  }
+  if (btime == 0 || start_ticks == 0) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  const uint64_t hz = static_cast<uint64_t>(sysconf(_SC_CLK_TCK));
+  return btime * 1'000'000'000ULL + start_ticks * (1'000'000'000ULL / hz);
+}
+
+proto::Origin makeOrigin() {
+  proto::Origin origin;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  origin.set_host(host);
+  origin.set_pid(static_cast<uint32_t>(getpid()));
+  origin.set_process_start_ns(processStartNs());
+  return origin;
+}
+
+}  // namespace
+
+const proto::Origin& localOrigin() {
+  // Recomputed after fork(): a child is a different process.
+  static thread_local proto::Origin cached;
+  if (cached.pid() != static_cast<uint32_t>(getpid())) cached = makeOrigin();
+  return cached;
+}
+
+uint32_t nextClientInstance() {
+  static std::atomic<uint32_t> next{1};
+  return next.fetch_add(1);
+}
+
+}  // namespace ftb

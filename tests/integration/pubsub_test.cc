@@ -1,0 +1,78 @@
+// Publish and subscribe through one real agent.
+#define BOOST_TEST_MODULE pubsub
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <mutex>
+
+#include "client/client.h"
+#include "tests/support/agent_process.h"
+
+using namespace std::chrono_literals;
+using ftb::testing::AgentProcess;
+using ftb::testing::waitFor;
+
+namespace {
+
+std::unique_ptr<ftb::Client> connect(const AgentProcess& agent, std::string space,
+                                     std::string name) {
+  auto c = ftb::Client::connect({.event_space = std::move(space),
+                                 .client_name = std::move(name),
+                                 .agent_endpoint = agent.ipcEndpoint()});
+  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
+  return std::move(c).value();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(polling_subscriber_receives_matching_events_in_order) {
+  AgentProcess agent;
+  auto sub = connect(agent, "FTB.TEST.SUB", "sub");
+  auto pub = connect(agent, "FTB.MPI.OPENMPI", "pub");
+  BOOST_REQUIRE(pub->declare({{"PROC_DEAD", ftb::Severity::kFatal},
+                              {"CHECKPOINT", ftb::Severity::kInfo}}).ok());
+  auto id = sub->subscribe({.filter = "event_space=FTB.MPI.*, severity>=error", .polling = true});
+  BOOST_REQUIRE_MESSAGE(id.ok(), id.status().toString());
+
+  for (int i = 0; i < 100; ++i) {
+    BOOST_REQUIRE(pub->publish("CHECKPOINT", "skip").ok());
+    BOOST_REQUIRE(pub->publish("PROC_DEAD", std::to_string(i)).ok());
+  }
+  for (int i = 0; i < 100; ++i) {
+    auto n = sub->poll(*id, 5s);
+    BOOST_REQUIRE(n.ok());
+    BOOST_REQUIRE_MESSAGE(n->has_value(), "event " << i << " did not arrive");
+    const ftb::Notification& got = **n;
+    BOOST_REQUIRE(got.kind == ftb::Notification::Kind::kEvent);
+    BOOST_CHECK_EQUAL(got.event.event_name, "PROC_DEAD");
+    BOOST_CHECK_EQUAL(got.event.payload, std::to_string(i));
+    BOOST_CHECK_EQUAL(got.event.event_space, "FTB.MPI.OPENMPI");
+    BOOST_CHECK(got.event.severity == ftb::Severity::kFatal);
+    BOOST_CHECK(got.event.sender.credentials_known);
+    BOOST_CHECK_EQUAL(got.event.sender.pid, static_cast<uint32_t>(getpid()));
+  }
+  auto extra = sub->poll(*id, 200ms);
+  BOOST_REQUIRE(extra.ok());
+  BOOST_CHECK(!extra->has_value());
+}
+
+BOOST_AUTO_TEST_CASE(callback_subscriber_and_request_response) {
+  AgentProcess agent;
+  auto responder = connect(agent, "FTB.CKPT.BLCR", "responder");
+  auto requester = connect(agent, "FTB.JL.JOB1", "launcher");
+  BOOST_REQUIRE(requester->declare({{"FTB_CHECKPOINT", ftb::Severity::kInfo}}).ok());
+  BOOST_REQUIRE(responder->declare({{"FTB_CHECKPOINT_DONE", ftb::Severity::kInfo}}).ok());
+  ftb::Client* r = responder.get();
+  auto sub = responder->subscribe(
+      {.filter = "event_name=FTB_CHECKPOINT", .callback = [r](const ftb::Notification& n) {
+         if (n.kind == ftb::Notification::Kind::kEvent) {
+           (void)r->respond(n.event, "FTB_CHECKPOINT_DONE", "ok:" + n.event.payload);
+         }
+       }});
+  BOOST_REQUIRE(sub.ok());
+  auto responses = requester->request("FTB_CHECKPOINT", "epoch7", 5s, 1);
+  BOOST_REQUIRE_MESSAGE(responses.ok(), responses.status().toString());
+  BOOST_REQUIRE_EQUAL(responses->size(), 1u);
+  BOOST_CHECK_EQUAL((*responses)[0].payload, "ok:epoch7");
+  BOOST_CHECK((*responses)[0].type == ftb::EventType::kResponse);
+}

@@ -1,0 +1,104 @@
+#include "tests/support/agent_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <time.h>
+
+namespace ftb::testing {
+
+std::string runfile(const std::string& workspace_relative) {
+  for (const char* var : {"TEST_SRCDIR", "RUNFILES_DIR"}) {
+    if (const char* root = std::getenv(var)) {
+      const std::string path = std::string(root) + "/ftb/" + workspace_relative;
+      if (std::filesystem::exists(path)) return path;
+    }
+  }
+  // Run outside Bazel from the workspace root.
+  const std::string path = "bazel-bin/" + workspace_relative;
+  if (std::filesystem::exists(path)) return path;
+  throw std::runtime_error("cannot find " + workspace_relative + " in runfiles");
+}
+
+TempDir::TempDir() {
+  char templ[] = "/tmp/ftb-test-XXXXXX";
+  if (mkdtemp(templ) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = templ;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+AgentProcess::AgentProcess(std::vector<std::string> extra_flags)
+    : extra_flags_(std::move(extra_flags)) {
+  start();
+}
+
+AgentProcess::~AgentProcess() {
+  if (pid_ > 0) stop(SIGTERM);
+}
+
+void AgentProcess::start() {
+  const std::string ready = dir_.path() + "/ready";
+  std::filesystem::remove(ready);
+  std::vector<std::string> args = {
+      runfile("agent/ftb-agent"),
+      "--ipc-endpoint=" + ipcEndpoint(),
+      "--tcp-endpoint=tcp://127.0.0.1:" + std::to_string(tcp_port_),
+      "--ready-file=" + ready,
+      "--log-level=warn",
+  };
+  args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  const bool up = waitFor([&] {
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) throw std::runtime_error("ftb-agent exited at start");
+    return std::filesystem::exists(ready);
+  });
+  if (!up) throw std::runtime_error("ftb-agent did not become ready");
+  std::ifstream in(ready);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("tcp://", 0) == 0) {
+      tcp_endpoint_ = line;
+      tcp_port_ = std::stoi(line.substr(line.rfind(':') + 1));
+    }
+  }
+}
+
+void AgentProcess::stop(int signal) {
+  if (pid_ <= 0) return;
+  ::kill(pid_, signal);
+  int status;
+  const bool exited = waitFor([&] { return waitpid(pid_, &status, WNOHANG) == pid_; },
+                              std::chrono::seconds(10));
+  if (!exited) {
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
+  pid_ = -1;
+}
+
+void AgentProcess::kill() { stop(SIGKILL); }
+void AgentProcess::terminate() { stop(SIGTERM); }
+
+void AgentProcess::restart() {
+  if (pid_ > 0) stop(SIGTERM);
+  start();
+}
+
+}  // namespace ftb::testing
