@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building and testing ftb needs, from Debian's archive only.
+# Idempotent: installs only the packages that are missing. Run as root.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap bazel-rules-java bazel-platforms  # the build (offline Bazel 4)
+  g++ protobuf-compiler libprotobuf-dev             # compiler, wire protocol
+  libzmq3-dev cppzmq-dev                            # transport
+  libspdlog-dev libfmt-dev libcli11-dev             # logging, command lines
+  libboost-test-dev                                 # unit and integration tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "install-deps: missing packages ${missing[*]}; run as root to install them" >&2
+    exit 1
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
