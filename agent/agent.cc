@@ -88,7 +88,7 @@ Status Agent::bind() {
     return internalError(std::string("cannot configure the agent socket: ") + e.what());
   }
   for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
-    if (endpoint.empty()) continue;
+    if (endpoint.empty() || endpoint == "none") continue;
     if (Status s = prepareIpcPath(endpoint); !s.ok()) return s;
     try {
       socket_.bind(endpoint);
@@ -157,6 +157,7 @@ void Agent::run() {
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_housekeeping) {
       expireSilentClients(now);
+      forgetDepartedPublishers(now);
       history_.prune(now);
       next_housekeeping = now + std::chrono::milliseconds(100);
     }
@@ -266,7 +267,9 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->peer = peer;
   session->last_seen = std::chrono::steady_clock::now();
   session->connected_at = std::chrono::system_clock::now();
-  session->last_seq = accepted_seq_[publisher_key];
+  KnownPublisher& known = known_publishers_[publisher_key];
+  known.connected = true;
+  session->last_seq = known.accepted_seq;
   for (const auto& d : hello.declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
     if (name.ok()) session->declared[*name] = d.severity();
@@ -307,6 +310,9 @@ void Agent::removeSession(const std::string& routing_id, std::string_view why) {
   batches_.erase(s);
   if (auto p = by_publisher_.find(s->publisher_key); p != by_publisher_.end() && p->second == s) {
     by_publisher_.erase(p);
+    KnownPublisher& known = known_publishers_[s->publisher_key];
+    known.connected = false;
+    known.departed = std::chrono::steady_clock::now();
   }
   sessions_.erase(it);
 }
@@ -323,10 +329,29 @@ void Agent::expireSilentClients(std::chrono::steady_clock::time_point now) {
   }
 }
 
+void Agent::forgetDepartedPublishers(std::chrono::steady_clock::time_point now) {
+  // Long enough for any reconnect; short enough that a node running job after
+  // job does not accumulate an entry per process forever.
+  const auto keep = std::chrono::milliseconds(config_.client_timeout_ms) * 10 + std::chrono::minutes(5);
+  std::erase_if(known_publishers_, [&](const auto& entry) {
+    return !entry.second.connected && now - entry.second.departed > keep;
+  });
+}
+
 void Agent::reply(const std::string& routing_id, proto::Envelope& envelope) {
-  const std::string frame = wire::encode(envelope);
+  std::string frame = wire::encode(envelope);
+  ClientSession* session = findSession(routing_id);
+  // A client's replies queue behind its deliveries, in order, and are never shed.
+  if (session != nullptr && !session->outbound.empty()) {
+    session->outbound.push(std::move(frame), 0);
+    return;
+  }
   if (!trySend(routing_id, frame)) {
-    log_.warn("reply-full", "could not reply to a peer whose socket is full");
+    if (session != nullptr) {
+      session->outbound.push(std::move(frame), 0);
+    } else {
+      log_.warn("reply-full", "could not reply to a peer whose socket is full");
+    }
   }
 }
 
@@ -356,7 +381,15 @@ bool Agent::trySend(const std::string& routing_id, const std::string& frame) {
 
 void Agent::flushOutbound() {
   for (auto& [id, s] : sessions_) {
-    while (!s->outbound.empty() && trySend(id, s->outbound.front())) s->outbound.pop();
+    OutboundQueue& out = s->outbound;
+    while (!out.empty() && trySend(id, out.front())) out.pop();
+    // Loss at the end of a flood: no later batch will carry the count, so it
+    // goes out on its own once the queue has drained.
+    if (out.empty() && out.missedPending() > 0) {
+      proto::Envelope notice;
+      attachMissed(out, notice.mutable_deliver());
+      if (trySend(id, wire::encode(notice))) out.clearMissedPending();
+    }
   }
 }
 

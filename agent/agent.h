@@ -54,6 +54,7 @@ class Agent {
   ClientSession* findSession(const std::string& routing_id);
   void removeSession(const std::string& routing_id, std::string_view why);
   void expireSilentClients(std::chrono::steady_clock::time_point now);
+  void forgetDepartedPublishers(std::chrono::steady_clock::time_point now);
   void reply(const std::string& routing_id, proto::Envelope& envelope);
   void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
                   uint64_t request_id, uint64_t event_seq = 0);
@@ -75,6 +76,7 @@ class Agent {
   void flushBatches();
   struct Batch;
   void sendBatch(ClientSession& session, Batch& batch);
+  static void attachMissed(const OutboundQueue& out, proto::Deliver* deliver);
 
   // agent_control.cc: the control API.
   void onStatus(const std::string& routing_id, const proto::Envelope& envelope);
@@ -91,9 +93,14 @@ class Agent {
 
   std::unordered_map<std::string, std::unique_ptr<ClientSession>> sessions_;  // by routing id
   std::unordered_map<std::string, ClientSession*> by_publisher_;  // publisher key -> session
-  // Highest sequence accepted per publisher key, kept after the client leaves so a
-  // reconnecting client's re-sent events are not routed twice.
-  std::unordered_map<std::string, uint64_t> accepted_seq_;
+  // Highest sequence accepted per publisher key, kept for a while after the
+  // client leaves so a reconnecting client's re-sent events are not routed twice.
+  struct KnownPublisher {
+    uint64_t accepted_seq = 0;
+    bool connected = false;
+    std::chrono::steady_clock::time_point departed;
+  };
+  std::unordered_map<std::string, KnownPublisher> known_publishers_;
   std::vector<std::string> doomed_;  // routing ids to remove at the end of this turn
 
   struct Batch {

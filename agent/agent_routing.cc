@@ -55,7 +55,7 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
     Status accepted = acceptEvent(session, bytes, event);
     if (seq > session.last_seq) {
       session.last_seq = seq;
-      accepted_seq_[session.publisher_key] = seq;
+      known_publishers_[session.publisher_key].accepted_seq = seq;
       session.ack_due = true;
     }
     if (!accepted.ok()) {
@@ -93,6 +93,9 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
     return resourceExhausted("payload of " + std::to_string(event.payload().size()) +
                              " bytes exceeds this agent's limit of " +
                              std::to_string(config_.max_payload_bytes) + " bytes");
+  }
+  if (event.has_sender()) {
+    return invalidArgument("an event must not carry `sender`: the accepting agent sets it");
   }
   if (event.type() == proto::RESPONSE && !event.has_response_to()) {
     return invalidArgument("a RESPONSE event must name the event it answers (response_to)");
@@ -161,17 +164,30 @@ void Agent::flushBatches() {
 
 void Agent::sendBatch(ClientSession& session, Batch& batch) {
   OutboundQueue& out = session.outbound;
-  batch.envelope.mutable_deliver()->set_missed_before(out.missedPending());
+  attachMissed(out, batch.envelope.mutable_deliver());
   std::string frame = wire::encode(batch.envelope);
   const bool sent = out.empty() && trySend(session.routing_id, frame);
   if (!sent && !out.push(std::move(frame), batch.events)) {
     out.addMissed(batch.events);
+    for (const auto& delivery : batch.envelope.deliver().deliveries()) {
+      for (uint32_t id : delivery.subscription_ids()) out.addMissedFor(id, 1);
+    }
     counters_.set_events_dropped(counters_.events_dropped() + batch.events);
     return;
   }
-  out.clearMissedPending();  // the count travels in this frame
+  out.clearMissedPending();  // the counts travel in this frame
   session.events_delivered += batch.events;
   counters_.set_events_out(counters_.events_out() + batch.events);
+}
+
+void Agent::attachMissed(const OutboundQueue& out, proto::Deliver* deliver) {
+  deliver->set_missed_before(out.missedPending());
+  deliver->clear_missed();
+  for (const auto& [id, count] : out.missedBySubscription()) {
+    auto* m = deliver->add_missed();
+    m->set_subscription_id(id);
+    m->set_count(count);
+  }
 }
 
 void Agent::sendAcks() {
@@ -220,6 +236,9 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   r->set_subscription_id(request.subscription_id());
   r->set_history_events(static_cast<uint32_t>(replay.size()));
   r->set_history_complete(complete);
+  if (const RoutedEventPtr newest = history_.newest()) {
+    *r->mutable_history_mark() = newest->event.id();
+  }
   reply(session.routing_id, answer);
   const std::vector<uint32_t> ids{request.subscription_id()};
   for (const auto& e : replay) enqueueDelivery(session, e, ids);

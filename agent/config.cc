@@ -7,10 +7,10 @@ namespace ftb::agent {
 void addAgentOptions(CLI::App& app, AgentConfig& c) {
   app.add_option("--name", c.name, "Agent name shown to clients and operators (default: host name)");
   app.add_option("--ipc-endpoint", c.ipc_endpoint,
-                 "ZeroMQ IPC endpoint for local clients; empty disables")
+                 "ZeroMQ IPC endpoint for local clients; 'none' disables")
       ->capture_default_str();
   app.add_option("--tcp-endpoint", c.tcp_endpoint,
-                 "ZeroMQ TCP endpoint for remote clients and peers; empty disables; "
+                 "ZeroMQ TCP endpoint for remote clients and peers; 'none' disables; "
                  "port 0 picks a free port")
       ->capture_default_str();
   app.add_option("--max-payload-bytes", c.max_payload_bytes, "Largest event payload accepted")

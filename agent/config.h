@@ -14,9 +14,9 @@ namespace ftb::agent {
 
 struct AgentConfig {
   std::string name;  // "" = this host's name
-  // Local clients. "" disables. The parent directory is created if missing.
+  // Local clients. "" or "none" disables. The parent directory is created if missing.
   std::string ipc_endpoint = "ipc:///run/ftb/agent.sock";
-  // Remote clients and peers. "" disables. Port 10809 is ftb's documented default.
+  // Remote clients and peers. "" or "none" disables. Port 10809 is ftb's documented default.
   std::string tcp_endpoint = "tcp://0.0.0.0:10809";
   uint64_t max_payload_bytes = 64 * 1024;
   // Events queued in the agent for one client whose socket is full, before the

@@ -40,6 +40,7 @@ class EventHistory {
   std::vector<RoutedEventPtr> lastN(std::size_t n, const Filter& filter) const;
 
   std::size_t size() const { return events_.size(); }
+  RoutedEventPtr newest() const { return events_.empty() ? nullptr : events_.back(); }
 
  private:
   std::size_t max_events_;

@@ -3,7 +3,7 @@
 namespace ftb::agent {
 
 bool OutboundQueue::push(std::string frame, uint32_t events) {
-  if (queued_events_ + events > capacity_events_ && !frames_.empty()) return false;
+  if (events > 0 && queued_events_ + events > capacity_events_ && !frames_.empty()) return false;
   queued_events_ += events;
   frames_.push_back({std::move(frame), events});
   return true;

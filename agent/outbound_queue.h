@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 
 namespace ftb::agent {
@@ -15,7 +16,9 @@ class OutboundQueue {
  public:
   explicit OutboundQueue(std::size_t capacity_events) : capacity_events_(capacity_events) {}
 
-  // Queues a frame of `events` events; false when it does not fit (nothing queued).
+  // Queues a frame of `events` events; false when it does not fit (nothing
+  // queued). A frame always fits an empty queue, and frames of 0 events
+  // (replies) always fit, so they are never lost or reordered.
   bool push(std::string frame, uint32_t events);
   bool empty() const { return frames_.empty(); }
   const std::string& front() const { return frames_.front().frame; }
@@ -23,10 +26,20 @@ class OutboundQueue {
 
   std::size_t queuedEvents() const { return queued_events_; }
 
-  // Missed events not yet reported to the client.
+  // Missed events not yet reported to the client, in all ...
   uint64_t missedPending() const { return missed_pending_; }
   void addMissed(uint64_t events) { missed_pending_ += events; missed_total_ += events; }
-  void clearMissedPending() { missed_pending_ = 0; }
+  // ... and per subscription (an event that matched two subscriptions counts for both).
+  void addMissedFor(uint32_t subscription_id, uint64_t events) {
+    missed_by_subscription_[subscription_id] += events;
+  }
+  const std::map<uint32_t, uint64_t>& missedBySubscription() const {
+    return missed_by_subscription_;
+  }
+  void clearMissedPending() {
+    missed_pending_ = 0;
+    missed_by_subscription_.clear();
+  }
   uint64_t missedTotal() const { return missed_total_; }
 
  private:
@@ -39,6 +52,7 @@ class OutboundQueue {
   std::size_t queued_events_ = 0;
   uint64_t missed_pending_ = 0;
   uint64_t missed_total_ = 0;
+  std::map<uint32_t, uint64_t> missed_by_subscription_;
 };
 
 }  // namespace ftb::agent

@@ -25,7 +25,9 @@ std::optional<PeerCredentials> parsePeerAddress(std::string_view peer_address) {
   const auto pid = popField(peer_address);
   const auto gid = pid ? popField(peer_address) : std::nullopt;
   const auto uid = gid ? popField(peer_address) : std::nullopt;
-  if (!uid) return std::nullopt;
+  // What precedes the credentials names the peer ("localhost" for IPC); an
+  // IPv6 address would contain ':' and is not credentials.
+  if (!uid || peer_address.find(':') != std::string_view::npos) return std::nullopt;
   return PeerCredentials{.uid = *uid, .gid = *gid, .pid = *pid};
 }
 

@@ -58,11 +58,18 @@ class AgentRunner {
   pid_t pid_ = -1;
 };
 
-// User + system CPU seconds a whole process (all its threads) has used so far,
-// from /proc/<pid>/stat; negative when it cannot be read. Resolution: one clock tick.
-double processCpuSeconds(pid_t pid);
-// The same for the calling process, from getrusage (microsecond resolution).
-double selfCpuSeconds();
+// What a whole process (all its threads) has used so far.
+struct ProcessUsage {
+  double cpu_seconds = 0;             // user + system
+  uint64_t voluntary_switches = 0;    // a thread blocked: each one needs a wake-up later
+  uint64_t involuntary_switches = 0;  // a thread was preempted
+};
+ProcessUsage operator-(const ProcessUsage& a, const ProcessUsage& b);
+// Another process, from /proc/<pid>/stat (10 ms ticks) and /proc/<pid>/task/*/status.
+// All zero when it cannot be read.
+ProcessUsage processUsage(pid_t pid);
+// The calling process, from getrusage (microsecond resolution).
+ProcessUsage selfUsage();
 
 // One end of a bidirectional pipe between the orchestrator and a child.
 // Carries plain structs: both ends know which message comes next.

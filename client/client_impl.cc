@@ -220,11 +220,21 @@ Result<SubscriptionId> ClientImpl::subscribe(SubscribeOptions options) {
     }
   }
   Result<proto::Envelope> reply = call(std::move(envelope), options_.request_timeout);
+  std::lock_guard lock(mu_);
   if (!reply.ok() && reply.status().code() != Code::kUnavailable &&
       reply.status().code() != Code::kDeadlineExceeded) {
-    std::lock_guard lock(mu_);
     subscriptions_.erase(id);
     return reply.status();
+  }
+  if (reply.ok()) {
+    auto it = subscriptions_.find(id);
+    if (it != subscriptions_.end()) {
+      it->second.established = true;
+      const auto& answer = reply->subscribe_reply();
+      if (!it->second.resume_from && answer.has_history_mark()) {
+        it->second.resume_from = answer.history_mark();
+      }
+    }
   }
   return id;
 }

@@ -56,6 +56,11 @@ class ClientImpl final : public Client {
     SubscribeOptions options;
     std::shared_ptr<NotificationQueue> queue;  // set for polling subscriptions
     std::unordered_map<std::string, uint64_t> last_seq;  // per publisher: dedup
+    // Where a replay starts when the subscription is re-established after a
+    // reconnect: the last event delivered to it, else the agent's newest event
+    // when it began. Unset and established: replay all the agent retains.
+    std::optional<proto::EventId> resume_from;
+    bool established = false;  // the agent has accepted it at least once
   };
   struct Collector {  // responses to one request()
     std::vector<Event> responses;
@@ -75,12 +80,14 @@ class ClientImpl final : public Client {
 
   // I/O thread.
   void ioLoop();
+  void serve();  // the loop proper; may throw only on resource exhaustion
   void openSocket();
   bool sayHello();  // false when the frame could not be sent yet
   void onMessage(proto::Envelope& envelope);
   void onHelloReply(const proto::Envelope& envelope);
   void onDeliver(const proto::Deliver& deliver);
-  void deliverTo(SubscriptionId id, const Event& event);
+  void deliverTo(SubscriptionId id, const Event& event, const proto::EventId& wire_id);
+  void reportMissed(SubscriptionId id, uint64_t count);  // mu_ held
   void sendPending();
   bool sendFrame(const std::string& frame);
   void markDisconnected(std::string_view why);

@@ -52,6 +52,20 @@ void ClientImpl::ioLoop() {
     hello_cv_.notify_all();
     return;
   }
+  try {
+    serve();
+  } catch (const std::exception& e) {
+    // Nothing may escape into the host program: the client just stops working.
+    markDisconnected(std::string("the ftb client's I/O thread failed: ") + e.what());
+    std::lock_guard lock(mu_);
+    stats_.last_agent_error = std::string("I/O thread failed: ") + e.what();
+    hello_sent_ = true;  // keeps start() from waiting for a Hello that never comes
+    hello_error_ = internalError(stats_.last_agent_error);
+    hello_cv_.notify_all();
+  }
+}
+
+void ClientImpl::serve() {
   auto last_rx = Clock::now();
   auto next_heartbeat = Clock::now();
   while (!stopping_.load()) {
@@ -225,10 +239,25 @@ void ClientImpl::onHelloReply(const proto::Envelope& envelope) {
     if (stats_.connected) ++stats_.reconnects;
     stats_.connected = true;
     send_cursor_ = resend_from;
-    for (const auto& [id, sub] : subscriptions_) {
+    for (auto& [id, sub] : subscriptions_) {
+      // Events published while we were away reached the agent before this
+      // Subscribe: ask for them from history; duplicates are dropped by id.
       proto::Envelope s;
-      s.mutable_subscribe()->set_subscription_id(id);
-      s.mutable_subscribe()->set_filter(sub.options.filter);
+      auto* request = s.mutable_subscribe();
+      request->set_subscription_id(id);
+      request->set_filter(sub.options.filter);
+      if (sub.resume_from) {
+        *request->mutable_history()->mutable_since() = *sub.resume_from;
+      } else if (sub.established) {
+        request->mutable_history()->set_last_n(UINT32_MAX);
+      } else if (sub.options.history) {  // subscribed while disconnected
+        if (sub.options.history->since) {
+          toProto(*sub.options.history->since, request->mutable_history()->mutable_since());
+        } else {
+          request->mutable_history()->set_last_n(sub.options.history->last_n);
+        }
+      }
+      sub.established = true;
       resubscribe.push_back(std::move(s));
     }
   }
@@ -238,19 +267,14 @@ void ClientImpl::onHelloReply(const proto::Envelope& envelope) {
 
 void ClientImpl::onDeliver(const proto::Deliver& deliver) {
   if (deliver.missed_before() > 0) {
-    std::vector<SubscriptionId> ids;
-    {
-      std::lock_guard lock(mu_);
-      stats_.missed += deliver.missed_before();
+    std::lock_guard lock(mu_);
+    stats_.missed += deliver.missed_before();
+    if (deliver.missed_size() > 0) {
+      for (const auto& m : deliver.missed()) reportMissed(m.subscription_id(), m.count());
+    } else {  // an agent that counts per client only: tell every subscription
+      std::vector<SubscriptionId> ids;
       for (const auto& [id, sub] : subscriptions_) ids.push_back(id);
-    }
-    for (SubscriptionId id : ids) {
-      Notification notice{.kind = Notification::Kind::kMissed, .event = {}, .missed = deliver.missed_before()};
-      std::lock_guard lock(mu_);
-      auto it = subscriptions_.find(id);
-      if (it == subscriptions_.end()) continue;
-      if (it->second.queue) it->second.queue->push(notice);
-      if (it->second.options.callback) enqueueCallback(id, notice);
+      for (SubscriptionId id : ids) reportMissed(id, deliver.missed_before());
     }
   }
   for (const auto& delivery : deliver.deliveries()) {
@@ -272,16 +296,25 @@ void ClientImpl::onDeliver(const proto::Deliver& deliver) {
         collectors_cv_.notify_all();
         continue;
       }
-      deliverTo(id, event);
+      deliverTo(id, event, parsed.id());
     }
   }
 }
 
-void ClientImpl::deliverTo(SubscriptionId id, const Event& event) {
+void ClientImpl::reportMissed(SubscriptionId id, uint64_t count) {
+  auto it = subscriptions_.find(id);
+  if (it == subscriptions_.end() || count == 0) return;
+  Notification notice{.kind = Notification::Kind::kMissed, .event = {}, .missed = count};
+  if (it->second.queue) it->second.queue->push(notice);
+  if (it->second.options.callback) enqueueCallback(id, std::move(notice));
+}
+
+void ClientImpl::deliverTo(SubscriptionId id, const Event& event, const proto::EventId& wire_id) {
   std::lock_guard lock(mu_);
   auto it = subscriptions_.find(id);
   if (it == subscriptions_.end()) return;  // unsubscribed meanwhile
   SubscriptionState& sub = it->second;
+  sub.resume_from = wire_id;
   // A reconnect re-sends what the agent had not acknowledged; some of it may
   // already have been delivered. Sequence numbers per publisher only grow.
   uint64_t& last = sub.last_seq[event.id.publisherKey()];

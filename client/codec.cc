@@ -8,11 +8,15 @@ std::string encode(proto::Envelope& envelope) {
 }
 
 Result<proto::Envelope> decode(const void* data, std::size_t size) {
+  if (size == 0) return invalidArgument("malformed frame: the frame is empty");
   proto::Envelope envelope;
   if (size > static_cast<std::size_t>(INT32_MAX) ||
       !envelope.ParseFromArray(data, static_cast<int>(size))) {
     return invalidArgument("malformed frame: " + std::to_string(size) +
                            " bytes that do not parse as an ftb Envelope");
+  }
+  if (envelope.protocol_version() == 0) {
+    return invalidArgument("malformed frame: no protocol version (is the peer an ftb client?)");
   }
   if (envelope.protocol_version() != kProtocolVersion) {
     return failedPrecondition("protocol version " + std::to_string(envelope.protocol_version()) +

@@ -31,6 +31,20 @@
 #include "ftb_def.h"
 #include "ftb_client_lib_defs.h"
 
+/*
+ * Two ABIs in one library. FTB_TAG grows FTB_receive_event_t and
+ * FTB_subscribe_handle_t, so the functions taking them (or handing them to a
+ * callback) exist twice in libftb: programs built with FTB_TAG reach the
+ * FTB_TAG versions through these macros, without any change to their source.
+ * The other functions are shared by both.
+ */
+#ifdef FTB_TAG
+#define FTB_Subscribe FTB_Subscribe_tagabi
+#define FTB_Unsubscribe FTB_Unsubscribe_tagabi
+#define FTB_Poll_event FTB_Poll_event_tagabi
+#define FTB_Get_event_handle FTB_Get_event_handle_tagabi
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

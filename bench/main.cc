@@ -1,0 +1,262 @@
+// ftb_bench: throughput and round-trip latency through one real ftb-agent.
+// Flags in, figures out; the scenarios live in scenarios.h. Asserts nothing about time.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "bench/bench_support.h"
+#include "bench/scenarios.h"
+#include "client/codec.h"
+
+namespace {
+
+using namespace ftb::bench;
+
+std::string withCommas(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string cpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+std::string kernel() {
+  utsname u{};
+  if (uname(&u) != 0) return "unknown kernel";
+  return std::string(u.sysname) + " " + u.release;
+}
+
+void printThroughput(const ThroughputOptions& o, const ThroughputResult& r) {
+  std::printf("\n[1] one-way throughput: %s x %zu-byte events, publisher -> agent -> subscriber "
+              "(%s), separate processes, IPC\n",
+              withCommas(o.events).c_str(), o.payload_bytes,
+              o.poll_subscriber ? "poll loop" : "callback");
+  std::printf("  published      %s in %.2f s = %s events/s at publish(); all acked after %.2f s\n",
+              withCommas(r.published).c_str(), r.publish_seconds,
+              withCommas(static_cast<uint64_t>(r.publishedPerSecond())).c_str(), r.acked_seconds);
+  std::printf("  delivered      %s in %.2f s = %s events/s (first publish to last delivery)\n",
+              withCommas(r.delivered).c_str(), r.delivery_seconds,
+              withCommas(static_cast<uint64_t>(r.deliveredPerSecond())).c_str());
+  const uint64_t unaccounted = r.lost() > r.missed_reported ? r.lost() - r.missed_reported : 0;
+  std::printf("  lost           %s (reported missed: %s in %s kMissed notices; unaccounted: %s)\n",
+              withCommas(r.lost()).c_str(), withCommas(r.missed_reported).c_str(),
+              withCommas(r.missed_notices).c_str(), withCommas(unaccounted).c_str());
+  std::printf("  back-pressure  %s publish() calls returned kResourceExhausted (50 us back-off each)"
+              "; %s other publish errors\n",
+              withCommas(r.resource_exhausted_retries).c_str(),
+              withCommas(r.publish_errors).c_str());
+  const double n = r.published > 0 ? static_cast<double>(r.published) : 1;
+  std::printf("  CPU per event  agent %.2f us, publisher %.2f us, subscriber %.2f us "
+              "(agent %.2f s in total; /proc ticks are 10 ms)\n",
+              r.agent.cpu_seconds / n * 1e6, r.publisher.cpu_seconds / n * 1e6,
+              r.subscriber.cpu_seconds / n * 1e6, r.agent.cpu_seconds);
+  std::printf("  blocking       %.1f / %.1f / %.1f voluntary context switches per 1,000 events "
+              "(agent / publisher / subscriber)\n",
+              r.agent.voluntary_switches / n * 1e3, r.publisher.voluntary_switches / n * 1e3,
+              r.subscriber.voluntary_switches / n * 1e3);
+}
+
+void printFloor(const FloorOptions& o, const FloorResult& r) {
+  std::printf("\n[0] transport floor, no ftb: blocking ping-pong, %s round trips of %zu bytes\n",
+              withCommas(o.iterations).c_str(), o.payload_bytes);
+  std::printf("  %-38s %8s %8s %8s\n", "path", "p50 us", "p90 us", "p99 us");
+  auto row = [](const char* label, const LatencySummary& l) {
+    std::printf("  %-38s %8.1f %8.1f %8.1f\n", label, l.p50_us, l.p90_us, l.p99_us);
+  };
+  row("2 threads, condition variable", r.threads);
+  row("2 processes, Unix socketpair", r.socketpair);
+  row("2 processes, ZeroMQ DEALER/ROUTER ipc", r.zmq_ipc);
+  std::printf("  one blocking wake-up costs ~%.1f us here (half the socketpair round trip)\n",
+              r.socketpair.p50_us / 2);
+}
+
+void printRoundTripRow(const char* label, const RoundTripResult& r) {
+  const auto& l = r.latency;
+  std::printf("  %-10s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s %7s\n", label, l.min_us, l.p50_us,
+              l.p90_us, l.p99_us, l.max_us, l.mean_us, withCommas(r.timeouts).c_str(),
+              withCommas(r.errors).c_str());
+}
+
+// What one round trip costs each process: CPU time, and how often its threads
+// blocked (each block is a wake-up some other thread had to pay for).
+void printRoundTripCost(const char* label, const RoundTripResult& r) {
+  const double n = r.rounds > 0 ? static_cast<double>(r.rounds) : 1;
+  const double total =
+      r.agent.voluntary_switches + r.requester.voluntary_switches + r.responder.voluntary_switches;
+  std::printf("  %-10s %6.1f / %6.1f / %6.1f        %5.1f / %5.1f / %5.1f = %5.1f\n", label,
+              r.agent.cpu_seconds / n * 1e6, r.requester.cpu_seconds / n * 1e6,
+              r.responder.cpu_seconds / n * 1e6, r.agent.voluntary_switches / n,
+              r.requester.voluntary_switches / n, r.responder.voluntary_switches / n, total / n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string agent_binary;
+  std::vector<std::string> agent_args;
+  ThroughputOptions tput;
+  RoundTripOptions rtt;
+  std::string subscriber_mode = "callback";
+  FloorOptions floor;
+  bool skip_throughput = false, skip_rtt = false, skip_floor = false;
+
+  CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
+               "one real ftb-agent that it starts itself. Prints figures; asserts nothing.",
+               "ftb_bench"};
+  app.add_option("--agent-binary", agent_binary,
+                 "ftb-agent to run (default: from the runfiles, else bazel-bin/agent/ftb-agent)");
+  app.add_option("--agent-arg", agent_args, "Extra flag for the agent (repeatable), "
+                 "e.g. --agent-arg=--client-queue-events=262144");
+  app.add_option("--events", tput.events, "Events to publish in the throughput run")
+      ->capture_default_str();
+  app.add_option("--payload-bytes", tput.payload_bytes, "Payload of every event and request")
+      ->capture_default_str();
+  app.add_option("--subscriber", subscriber_mode, "Throughput subscriber: callback or poll")
+      ->check(CLI::IsMember({"callback", "poll"}))
+      ->capture_default_str();
+  app.add_option("--rtt-iterations", rtt.iterations, "Measured request() round trips per variant")
+      ->capture_default_str();
+  app.add_option("--rtt-warmup", rtt.warmup, "Unmeasured round trips before them")
+      ->capture_default_str();
+  app.add_option("--floor-iterations", floor.iterations, "Round trips per transport-floor path")
+      ->capture_default_str();
+  app.add_flag("--skip-floor", skip_floor, "Skip the transport-floor measurements");
+  app.add_flag("--skip-throughput", skip_throughput, "Run only the round-trip measurements");
+  app.add_flag("--skip-rtt", skip_rtt, "Run only the throughput measurement");
+  CLI11_PARSE(app, argc, argv);
+  tput.poll_subscriber = subscriber_mode == "poll";
+  rtt.payload_bytes = floor.payload_bytes = tput.payload_bytes;
+
+  auto binary = findAgentBinary(agent_binary, argv[0]);
+  if (!binary.ok()) {
+    std::cerr << "ftb_bench: " << binary.status().message() << "\n";
+    return 2;
+  }
+  auto agent = AgentRunner::start(*binary, agent_args);
+  if (!agent.ok()) {
+    std::cerr << "ftb_bench: cannot start the agent: " << agent.status().message() << "\n";
+    return 2;
+  }
+  tput.endpoint = rtt.endpoint = (*agent)->ipcEndpoint();
+  tput.agent_pid = rtt.agent_pid = (*agent)->pid();
+
+#ifdef NDEBUG
+  const char* build = "NDEBUG (opt)";
+#else
+  const char* build = "assertions on (fastbuild/dbg)";
+#endif
+  std::printf("ftb_bench: ftb %s, protocol %u\n", std::string(ftb::wire::kVersion).c_str(),
+              ftb::wire::kProtocolVersion);
+  std::printf("  machine    nproc=%ld (%s), %s; build %s\n", sysconf(_SC_NPROCESSORS_ONLN),
+              cpuModel().c_str(), kernel().c_str(), build);
+  std::printf("  agent      %s (pid %d) on %s\n", binary->c_str(), (*agent)->pid(),
+              tput.endpoint.c_str());
+  std::printf("  reference  original FTB: ~145,000 events/s, ~120 us round-trip median; "
+              "aim: 10x throughput, < 20 us\n");
+  std::fflush(stdout);
+
+  std::optional<FloorResult> f;
+  if (!skip_floor) {
+    auto r = runFloor(floor);
+    if (!r.ok()) {
+      std::cerr << "ftb_bench: transport floor failed: " << r.status().message() << "\n";
+      return 1;
+    }
+    f = *r;
+    printFloor(floor, *f);
+    std::fflush(stdout);
+  }
+
+  std::optional<ThroughputResult> t;
+  if (!skip_throughput) {
+    auto r = runThroughput(tput);
+    if (!r.ok()) {
+      std::cerr << "ftb_bench: throughput run failed: " << r.status().message() << "\n";
+      return 1;
+    }
+    t = *r;
+    printThroughput(tput, *t);
+    std::fflush(stdout);
+  }
+
+  std::optional<RoundTripResult> rtt_callback, rtt_poll;
+  if (!skip_rtt) {
+    std::printf("\n[2] request/response round trip: request(name, %zu bytes, %lld ms, 1) x %s "
+                "after %s warm-up; responder in another process\n",
+                rtt.payload_bytes, static_cast<long long>(rtt.deadline.count()),
+                withCommas(rtt.iterations).c_str(), withCommas(rtt.warmup).c_str());
+    std::printf("  %-10s %8s %8s %8s %8s %8s %8s %9s %7s\n", "responder", "min us", "p50 us",
+                "p90 us", "p99 us", "max us", "mean us", "timeouts", "errors");
+    std::fflush(stdout);
+    for (bool poll : {false, true}) {
+      RoundTripOptions o = rtt;
+      o.poll_responder = poll;
+      auto r = runRoundTrip(o);
+      if (!r.ok()) {
+        std::cerr << "ftb_bench: round-trip run failed: " << r.status().message() << "\n";
+        return 1;
+      }
+      printRoundTripRow(poll ? "poll loop" : "callback", *r);
+      std::fflush(stdout);
+      (poll ? rtt_poll : rtt_callback) = *r;
+    }
+    std::printf("  per round trip: %-26s %s\n", "CPU us agent/req/resp",
+                "voluntary context switches agent/req/resp = total");
+    printRoundTripCost("callback", *rtt_callback);
+    printRoundTripCost("poll loop", *rtt_poll);
+  }
+
+  std::printf("\n");
+  std::printf("nproc=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("ftb_version=%s\n", std::string(ftb::wire::kVersion).c_str());
+  if (f) {
+    std::printf("floor_thread_rtt_us=%.1f\n", f->threads.p50_us);
+    std::printf("floor_socketpair_rtt_us=%.1f\n", f->socketpair.p50_us);
+    std::printf("floor_zmq_ipc_rtt_us=%.1f\n", f->zmq_ipc.p50_us);
+  }
+  if (t) {
+    const double n = t->published > 0 ? static_cast<double>(t->published) : 1;
+    std::printf("throughput_events_per_s=%.0f\n", t->deliveredPerSecond());
+    std::printf("publish_events_per_s=%.0f\n", t->publishedPerSecond());
+    std::printf("events_published=%llu\n", static_cast<unsigned long long>(t->published));
+    std::printf("events_delivered=%llu\n", static_cast<unsigned long long>(t->delivered));
+    std::printf("events_lost=%llu\n", static_cast<unsigned long long>(t->lost()));
+    std::printf("events_reported_missed=%llu\n", static_cast<unsigned long long>(t->missed_reported));
+    std::printf("publish_resource_exhausted_retries=%llu\n",
+                static_cast<unsigned long long>(t->resource_exhausted_retries));
+    std::printf("agent_cpu_s_per_event=%.3e\n", t->agent.cpu_seconds / n);
+  }
+  auto rttLines = [](const char* prefix, const RoundTripResult& r) {
+    const double n = r.rounds > 0 ? static_cast<double>(r.rounds) : 1;
+    std::printf("%s_p50_us=%.1f\n%s_p90_us=%.1f\n%s_p99_us=%.1f\n%s_max_us=%.1f\n%s_timeouts=%llu\n",
+                prefix, r.latency.p50_us, prefix, r.latency.p90_us, prefix, r.latency.p99_us,
+                prefix, r.latency.max_us, prefix, static_cast<unsigned long long>(r.timeouts));
+    std::printf("%s_switches_per_round_trip=%.1f\n", prefix,
+                (r.agent.voluntary_switches + r.requester.voluntary_switches +
+                 r.responder.voluntary_switches) / n);
+  };
+  if (rtt_callback) rttLines("rtt_callback", *rtt_callback);
+  if (rtt_poll) rttLines("rtt_poll", *rtt_poll);
+  return 0;
+}

@@ -1,0 +1,92 @@
+// The ftb benchmark scenarios. Each one forks its own client processes against
+// an agent that is already running, measures, and returns figures; none asserts
+// anything about time. Call them from a process that has no ftb::Client of its
+// own (see the fork rule in bench_support.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "bench/bench_support.h"
+#include "client/status.h"
+
+namespace ftb::bench {
+
+// ---- transport floor: blocking ping-pong without ftb, for scale
+
+struct FloorOptions {
+  uint64_t iterations = 5'000;
+  std::size_t payload_bytes = 64;
+};
+
+struct FloorResult {
+  LatencySummary socketpair;  // two processes, Unix socketpair, blocking read/write
+  LatencySummary threads;     // two threads, one condition variable
+  LatencySummary zmq_ipc;     // two processes, ZeroMQ DEALER -> ROUTER echo over ipc://
+};
+
+Result<FloorResult> runFloor(const FloorOptions& options);
+
+// ---- one-way throughput: one publisher process, one subscriber process
+
+struct ThroughputOptions {
+  std::string endpoint;           // the agent's ipc:// endpoint
+  pid_t agent_pid = -1;           // for its CPU time
+  uint64_t events = 1'000'000;
+  std::size_t payload_bytes = 64;
+  bool poll_subscriber = false;   // poll() loop instead of a callback
+  // The subscriber stops waiting once nothing has arrived for this long
+  // after the publisher's last event was acknowledged.
+  std::chrono::milliseconds drain_idle{2000};
+};
+
+struct ThroughputResult {
+  uint64_t published = 0;
+  uint64_t publish_errors = 0;           // failures other than kResourceExhausted
+  uint64_t resource_exhausted_retries = 0;
+  double publish_seconds = 0;            // first publish() to the last one returning
+  double acked_seconds = 0;              // first publish() to the agent's last ack
+  uint64_t delivered = 0;
+  uint64_t missed_notices = 0;           // kMissed notifications
+  uint64_t missed_reported = 0;          // their `missed` counts summed
+  uint64_t duplicates_suppressed = 0;
+  double delivery_seconds = 0;           // first publish() to the last delivery
+  // While publishing and delivering (the subscriber's includes its idle wait).
+  ProcessUsage agent, publisher, subscriber;
+
+  double deliveredPerSecond() const { return delivery_seconds > 0 ? delivered / delivery_seconds : 0; }
+  double publishedPerSecond() const { return publish_seconds > 0 ? published / publish_seconds : 0; }
+  uint64_t lost() const { return published > delivered ? published - delivered : 0; }
+};
+
+Result<ThroughputResult> runThroughput(const ThroughputOptions& options);
+
+// ---- request/response round trip: one requester process, one responder process
+
+struct RoundTripOptions {
+  std::string endpoint;
+  pid_t agent_pid = -1;
+  uint64_t iterations = 20'000;
+  uint64_t warmup = 1'000;
+  std::size_t payload_bytes = 64;
+  bool poll_responder = false;  // poll() loop instead of a callback
+  std::chrono::milliseconds deadline{1000};  // per request()
+};
+
+struct RoundTripResult {
+  LatencySummary latency;
+  uint64_t timeouts = 0;  // request() returned no response before its deadline
+  uint64_t errors = 0;    // request() failed
+  uint64_t responded = 0;
+  double seconds = 0;     // the measured iterations, wall clock
+  // Over warm-up and measured round trips together: divide by rounds.
+  uint64_t rounds = 0;
+  ProcessUsage agent, requester, responder;
+};
+
+Result<RoundTripResult> runRoundTrip(const RoundTripOptions& options);
+
+}  // namespace ftb::bench

@@ -1,0 +1,212 @@
+// One-way throughput: a publisher process publishes as fast as the SDK lets it,
+// a subscriber process counts what arrives. The orchestrator only coordinates
+// and reads the agent's CPU time.
+#include <atomic>
+#include <iostream>
+#include <thread>
+
+#include "bench/scenarios.h"
+#include "client/client.h"
+
+namespace ftb::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::string_view kEventName = "BENCH_THROUGHPUT";
+
+// Messages on the orchestrator <-> child channels, in the order they travel.
+struct Ready {};
+struct Go {};
+struct PublisherReport {
+  uint64_t published, errors, retries;
+  uint64_t start_ns, published_ns, acked_ns;
+  bool flushed;
+  ProcessUsage usage;
+};
+struct Expect {
+  uint64_t published;
+};
+struct SubscriberReport {
+  uint64_t delivered, missed_notices, missed, duplicates;
+  uint64_t last_delivery_ns;
+  ProcessUsage usage;
+};
+
+Result<std::unique_ptr<Client>> connectAs(const std::string& endpoint, const char* space,
+                                          const char* name) {
+  return Client::connect({.event_space = space, .client_name = name, .agent_endpoint = endpoint});
+}
+
+int subscriberMain(Channel& channel, const ThroughputOptions& options) {
+  auto client = connectAs(options.endpoint, "FTB.BENCH.SINK", "bench-subscriber");
+  if (!client.ok()) {
+    std::cerr << "ftb_bench subscriber: " << client.status().toString() << "\n";
+    return 1;
+  }
+  Client& c = **client;
+  std::atomic<uint64_t> delivered{0}, notices{0}, missed{0}, last_ns{0};
+  auto count = [&](const Notification& n) {
+    if (n.kind == Notification::Kind::kEvent) {
+      delivered.fetch_add(1, std::memory_order_relaxed);
+      last_ns.store(nowNs(), std::memory_order_relaxed);
+    } else {
+      notices.fetch_add(1, std::memory_order_relaxed);
+      missed.fetch_add(n.missed, std::memory_order_relaxed);
+    }
+  };
+  SubscribeOptions subscription{.filter = "event_name=" + std::string(kEventName)};
+  if (options.poll_subscriber) {
+    subscription.polling = true;
+  } else {
+    subscription.callback = count;
+  }
+  auto id = c.subscribe(subscription);
+  if (!id.ok()) {
+    std::cerr << "ftb_bench subscriber: " << id.status().toString() << "\n";
+    return 1;
+  }
+  std::atomic<bool> stop{false};
+  std::thread poller;
+  if (options.poll_subscriber) {
+    poller = std::thread([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+        auto n = c.poll(*id, 100ms);
+        if (!n.ok()) return;
+        if (n->has_value()) count(**n);
+      }
+    });
+  }
+  const ProcessUsage usage_before = selfUsage();
+  if (!channel.send(Ready{})) return 1;
+  Expect expect{};
+  if (!channel.recv(&expect, 30min)) return 1;
+
+  // Everything published has been acknowledged by the agent; wait until it has
+  // all arrived (or been reported missed), or until nothing moves any more.
+  uint64_t seen = 0;
+  auto last_change = std::chrono::steady_clock::now();
+  while (true) {
+    const uint64_t total = delivered.load() + missed.load();
+    if (total >= expect.published) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (total != seen) {
+      seen = total;
+      last_change = now;
+    } else if (now - last_change > options.drain_idle) {
+      break;
+    }
+    std::this_thread::sleep_for(1ms);
+  }
+  stop.store(true);
+  if (poller.joinable()) poller.join();
+  SubscriberReport report{.delivered = delivered.load(),
+                          .missed_notices = notices.load(),
+                          .missed = missed.load(),
+                          .duplicates = c.stats().duplicates_suppressed,
+                          .last_delivery_ns = last_ns.load(),
+                          .usage = selfUsage() - usage_before};
+  (void)c.disconnect(0ms);
+  return channel.send(report) ? 0 : 1;
+}
+
+int publisherMain(Channel& channel, const ThroughputOptions& options) {
+  auto client = connectAs(options.endpoint, "FTB.BENCH.SOURCE", "bench-publisher");
+  if (!client.ok()) {
+    std::cerr << "ftb_bench publisher: " << client.status().toString() << "\n";
+    return 1;
+  }
+  Client& c = **client;
+  if (Status s = c.declare({{std::string(kEventName), Severity::kInfo}}); !s.ok()) {
+    std::cerr << "ftb_bench publisher: " << s.toString() << "\n";
+    return 1;
+  }
+  if (!channel.send(Ready{})) return 1;
+  Go go;
+  if (!channel.recv(&go, 60s)) return 1;
+
+  const ProcessUsage usage_before = selfUsage();
+  const std::string payload(options.payload_bytes, 'x');
+  PublisherReport report{};
+  std::string first_error;
+  report.start_ns = nowNs();
+  for (uint64_t i = 0; i < options.events; ++i) {
+    while (true) {
+      Result<EventId> id = c.publish(kEventName, payload);
+      if (id.ok()) {
+        ++report.published;
+        break;
+      }
+      if (id.status().code() == Code::kResourceExhausted) {
+        // The publish buffer is full of events the agent has not acknowledged yet.
+        ++report.retries;
+        std::this_thread::sleep_for(50us);
+        continue;
+      }
+      if (report.errors++ == 0) first_error = id.status().toString();
+      break;
+    }
+  }
+  report.published_ns = nowNs();
+  report.flushed = c.flush(10min).ok();
+  report.acked_ns = nowNs();
+  report.usage = selfUsage() - usage_before;
+  if (!first_error.empty()) std::cerr << "ftb_bench publisher: first error: " << first_error << "\n";
+  (void)c.disconnect(0ms);
+  return channel.send(report) ? 0 : 1;
+}
+
+}  // namespace
+
+Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
+  ChildProcess subscriber = ChildProcess::spawn(
+      "subscriber", [&](Channel& ch) { return subscriberMain(ch, options); });
+  Ready ready;
+  if (!subscriber.channel().recv(&ready, 15s)) {
+    return unavailable("the subscriber process did not get ready (see its message above)");
+  }
+  ChildProcess publisher = ChildProcess::spawn(
+      "publisher", [&](Channel& ch) { return publisherMain(ch, options); });
+  if (!publisher.channel().recv(&ready, 15s)) {
+    return unavailable("the publisher process did not get ready (see its message above)");
+  }
+
+  const ProcessUsage agent_before = processUsage(options.agent_pid);
+  if (!publisher.channel().send(Go{})) return unavailable("the publisher process is gone");
+  PublisherReport pub{};
+  if (!publisher.channel().recv(&pub, 30min)) {
+    return unavailable("the publisher process did not finish (see its message above)");
+  }
+  if (!subscriber.channel().send(Expect{pub.published})) {
+    return unavailable("the subscriber process is gone");
+  }
+  SubscriberReport sub{};
+  if (!subscriber.channel().recv(&sub, 30min)) {
+    return unavailable("the subscriber process did not report (see its message above)");
+  }
+  const ProcessUsage agent_after = processUsage(options.agent_pid);
+  (void)publisher.wait();
+  (void)subscriber.wait();
+  if (!pub.flushed) {
+    std::cerr << "ftb_bench: the agent did not acknowledge every published event in time\n";
+  }
+
+  ThroughputResult r;
+  r.published = pub.published;
+  r.publish_errors = pub.errors;
+  r.resource_exhausted_retries = pub.retries;
+  r.publish_seconds = (pub.published_ns - pub.start_ns) / 1e9;
+  r.acked_seconds = (pub.acked_ns - pub.start_ns) / 1e9;
+  r.delivered = sub.delivered;
+  r.missed_notices = sub.missed_notices;
+  r.missed_reported = sub.missed;
+  r.duplicates_suppressed = sub.duplicates;
+  r.delivery_seconds =
+      sub.last_delivery_ns > pub.start_ns ? (sub.last_delivery_ns - pub.start_ns) / 1e9 : 0;
+  r.agent = agent_after - agent_before;
+  r.publisher = pub.usage;
+  r.subscriber = sub.usage;
+  return r;
+}
+
+}  // namespace ftb::bench

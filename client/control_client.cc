@@ -1,0 +1,240 @@
+#include "client/control_client.h"
+
+#include <zmq.h>
+
+#include <atomic>
+#include <cstring>
+#include <optional>
+#include <zmq.hpp>
+
+#include "client/client.h"
+#include "client/codec.h"
+
+namespace ftb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr std::string_view kWhatToDo =
+    "is ftb-agent running? (ftbctl --agent ENDPOINT or FTB_AGENT_ENDPOINT)";
+
+bool validEndpoint(std::string_view endpoint) {
+  if (endpoint.rfind("ipc://", 0) == 0) return endpoint.size() > 6;
+  if (endpoint.rfind("tcp://", 0) == 0) {
+    const std::string_view rest = endpoint.substr(6);
+    const std::size_t colon = rest.rfind(':');
+    return colon != std::string_view::npos && colon > 0 && colon + 1 < rest.size();
+  }
+  return false;
+}
+
+// What the socket monitor says about the link to the agent.
+enum class Link { kOther, kUp, kRefused, kDown, kNotZmtp };
+
+Link classify(uint16_t event) {
+  switch (event) {
+    case ZMQ_EVENT_HANDSHAKE_SUCCEEDED: return Link::kUp;
+    case ZMQ_EVENT_CONNECT_RETRIED: return Link::kRefused;  // connect() failed; retrying
+    case ZMQ_EVENT_DISCONNECTED: return Link::kDown;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return Link::kNotZmtp;
+    default: return Link::kOther;
+  }
+}
+
+}  // namespace
+
+struct ControlClient::Impl {
+  std::string endpoint;
+  zmq::context_t context{1};
+  zmq::socket_t socket{context, zmq::socket_type::dealer};
+  zmq::socket_t monitor{context, zmq::socket_type::pair};
+  uint64_t next_request = 1;
+  bool connected = false;  // the ZeroMQ handshake with the agent has succeeded
+
+  void open();
+  // Reads one pending monitor event and updates `connected`; nullopt when none.
+  std::optional<Link> nextLinkEvent();
+  Result<proto::Envelope> call(proto::Envelope request, milliseconds timeout);
+  Result<proto::Envelope> callOrError(proto::Envelope request, milliseconds timeout);
+};
+
+void ControlClient::Impl::open() {
+  socket.set(zmq::sockopt::linger, 0);
+  socket.set(zmq::sockopt::reconnect_ivl, 100);
+  // The monitor reports refused connections and handshakes, so that "nothing is
+  // listening" is answered at once instead of after the whole timeout.
+  static std::atomic<uint64_t> monitors{0};
+  const std::string monitor_endpoint =
+      "inproc://ftb-control-monitor-" + std::to_string(monitors.fetch_add(1));
+  if (zmq_socket_monitor(socket.handle(), monitor_endpoint.c_str(), ZMQ_EVENT_ALL) != 0) {
+    throw zmq::error_t();
+  }
+  monitor.set(zmq::sockopt::linger, 0);
+  monitor.connect(monitor_endpoint);
+  socket.connect(endpoint);
+}
+
+std::optional<Link> ControlClient::Impl::nextLinkEvent() {
+  zmq::message_t head;
+  if (!monitor.recv(head, zmq::recv_flags::dontwait)) return std::nullopt;
+  while (head.more()) {  // the second frame names the endpoint; not needed
+    zmq::message_t rest;
+    if (!monitor.recv(rest, zmq::recv_flags::dontwait) || !rest.more()) break;
+  }
+  uint16_t event = 0;
+  if (head.size() >= sizeof(event)) std::memcpy(&event, head.data(), sizeof(event));
+  const Link link = classify(event);
+  if (link == Link::kUp) connected = true;
+  if (link == Link::kDown) connected = false;
+  return link;
+}
+
+Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milliseconds timeout) {
+  const uint64_t id = next_request++;
+  request.set_request_id(id);
+  // Link changes since the last call (the agent restarted ...) only update
+  // `connected`: they say nothing yet about this request. A refusal swallowed
+  // here repeats within reconnect_ivl (100 ms) while nothing listens.
+  while (nextLinkEvent()) {
+  }
+  const std::string frame = wire::encode(request);
+  if (!socket.send(zmq::buffer(frame), zmq::send_flags::dontwait)) {
+    return unavailable("cannot queue a request for the ftb-agent at " + endpoint +
+                       " (its connection is full): retry, or check the agent");
+  }
+  const auto deadline = Clock::now() + timeout;
+  for (auto now = Clock::now(); now < deadline; now = Clock::now()) {
+    zmq::pollitem_t items[] = {
+        {socket.handle(), 0, ZMQ_POLLIN, 0},
+        {monitor.handle(), 0, ZMQ_POLLIN, 0},
+    };
+    const auto left = std::chrono::ceil<milliseconds>(deadline - now);
+    try {
+      zmq::poll(items, 2, left);
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;  // a signal for the host program; the deadline holds
+      throw;
+    }
+    if (items[0].revents & ZMQ_POLLIN) {
+      for (zmq::message_t reply; socket.recv(reply, zmq::recv_flags::dontwait);) {
+        Result<proto::Envelope> answer = wire::decode(reply.data(), reply.size());
+        if (!answer.ok()) {
+          return Status(answer.status().code(),
+                        "the ftb-agent at " + endpoint +
+                            " sent a reply this client cannot read: " + answer.status().message());
+        }
+        // request_id 0: the agent could not read our frame (another protocol version).
+        const bool ours =
+            answer->request_id() == id || (answer->request_id() == 0 && answer->has_error());
+        if (ours) return answer;  // else a late answer to an earlier call
+      }
+    }
+    while (std::optional<Link> link = nextLinkEvent()) {
+      switch (*link) {
+        case Link::kRefused:
+          if (connected) break;  // a reconnect after a drop: kDown said so already
+          return unavailable("nothing is listening at " + endpoint +
+                             " (connection refused or no such socket): " + std::string(kWhatToDo));
+        case Link::kDown:
+          return unavailable("the ftb-agent at " + endpoint +
+                             " closed the connection before answering: " + std::string(kWhatToDo));
+        case Link::kNotZmtp:
+          return unavailable(endpoint +
+                             " accepted the connection but is not an ftb-agent (the ZeroMQ "
+                             "handshake failed): check the endpoint (ftbctl --agent ENDPOINT or "
+                             "FTB_AGENT_ENDPOINT)");
+        default: break;
+      }
+    }
+  }
+  if (connected) {
+    return deadlineExceeded("the ftb-agent at " + endpoint +
+                            " is connected but did not answer within " +
+                            std::to_string(timeout.count()) +
+                            " ms: it may be overloaded; retry with a larger --timeout-ms or check "
+                            "its log");
+  }
+  return unavailable("no ftb-agent answered at " + endpoint + " within " +
+                     std::to_string(timeout.count()) + " ms: " + std::string(kWhatToDo));
+}
+
+// call(), with ZeroMQ's exceptions and the agent's Error replies turned into a Status.
+Result<proto::Envelope> ControlClient::Impl::callOrError(proto::Envelope request,
+                                                         milliseconds timeout) {
+  try {
+    Result<proto::Envelope> answer = call(std::move(request), timeout);
+    if (answer.ok() && answer->has_error()) return wire::statusFromError(answer->error());
+    return answer;
+  } catch (const zmq::error_t& e) {
+    return internalError("talking to the ftb-agent at " + endpoint + " failed: " + e.what());
+  }
+}
+
+ControlClient::ControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ControlClient::ControlClient(ControlClient&&) noexcept = default;
+ControlClient& ControlClient::operator=(ControlClient&&) noexcept = default;
+ControlClient::~ControlClient() = default;
+
+Result<ControlClient> ControlClient::connect(std::string endpoint) {
+  if (endpoint.empty()) endpoint = defaultAgentEndpoint();
+  if (Status s = checkEndpoint(endpoint); !s.ok()) return s;
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->endpoint = endpoint;
+    impl->open();
+    return ControlClient(std::move(impl));
+  } catch (const zmq::error_t& e) {
+    return invalidArgument("cannot connect to agent endpoint '" + endpoint + "': " + e.what());
+  }
+}
+
+Status ControlClient::checkEndpoint(std::string_view endpoint) {
+  if (validEndpoint(endpoint)) return {};
+  return invalidArgument("agent endpoint '" + std::string(endpoint) +
+                         "' is not ipc://PATH or tcp://HOST:PORT");
+}
+
+const std::string& ControlClient::endpoint() const { return impl_->endpoint; }
+
+Result<proto::StatusReply> ControlClient::status(milliseconds timeout) {
+  proto::Envelope request;
+  request.mutable_status_request();
+  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  if (!answer.ok()) return answer.status();
+  if (!answer->has_status_reply()) {
+    return internalError("the ftb-agent at " + impl_->endpoint +
+                         " answered a status request with something else");
+  }
+  return std::move(*answer->mutable_status_reply());
+}
+
+Result<proto::ClientsReply> ControlClient::clients(milliseconds timeout) {
+  proto::Envelope request;
+  request.mutable_clients_request();
+  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  if (!answer.ok()) return answer.status();
+  if (!answer->has_clients_reply()) {
+    return internalError("the ftb-agent at " + impl_->endpoint +
+                         " answered a clients request with something else");
+  }
+  return std::move(*answer->mutable_clients_reply());
+}
+
+Result<proto::HistoryReply> ControlClient::history(std::string_view filter, uint32_t last_n,
+                                                   milliseconds timeout) {
+  proto::Envelope request;
+  request.mutable_history_query()->set_filter(std::string(filter));
+  request.mutable_history_query()->set_last_n(last_n);
+  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  if (!answer.ok()) return answer.status();
+  if (!answer->has_history_reply()) {
+    return internalError("the ftb-agent at " + impl_->endpoint +
+                         " answered a history query with something else");
+  }
+  return std::move(*answer->mutable_history_reply());
+}
+
+}  // namespace ftb

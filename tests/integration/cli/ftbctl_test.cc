@@ -1,0 +1,328 @@
+// ftbctl end to end: the real ftbctl binary against a real ftb-agent.
+#define BOOST_TEST_MODULE ftbctl
+#include <signal.h>
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/integration/cli/child_process.h"
+#include "tests/support/agent_process.h"
+
+using namespace std::chrono_literals;
+using ftb::testing::AgentProcess;
+using ftb::testing::ChildProcess;
+using ftb::testing::ChildResult;
+using ftb::testing::waitFor;
+
+namespace {
+
+const std::string& ftbctl() {
+  static const std::string path = ftb::testing::runfile("cli/ftbctl");
+  return path;
+}
+
+// ftbctl --agent ENDPOINT args...
+std::vector<std::string> command(const std::string& endpoint, std::vector<std::string> args) {
+  std::vector<std::string> argv = {ftbctl(), "--agent", endpoint};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+ChildResult ftbctlRun(const AgentProcess& agent, std::vector<std::string> args) {
+  return ftb::testing::runChild(command(agent.ipcEndpoint(), std::move(args)));
+}
+
+std::string describe(const ChildResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    out.push_back(text.substr(start, nl - start));
+  }
+  if (start < text.size()) out.push_back(text.substr(start));
+  return out;
+}
+
+// The first string value of "key" in a line of ftbctl's JSON (no escapes needed here).
+std::string jsonString(const std::string& json, const std::string& key) {
+  const std::string marker = "\"" + key + "\":\"";
+  const std::size_t at = json.find(marker);
+  if (at == std::string::npos) return "<no " + key + ">";
+  const std::size_t start = at + marker.size();
+  return json.substr(start, json.find('"', start) - start);
+}
+
+// The first number value of "key" in ftbctl's JSON.
+uint64_t jsonNumber(const std::string& json, const std::string& key) {
+  const std::string marker = "\"" + key + "\":";
+  const std::size_t at = json.find(marker);
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, "no " << key << " in " << json);
+  return std::stoull(json.substr(at + marker.size()));
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Waits until `ftbctl clients --json` lists a subscription with exactly this filter.
+void waitForSubscription(const AgentProcess& agent, ChildProcess& watcher,
+                         const std::string& filter) {
+  const std::string marker = "\"filter\":\"" + filter + "\"";
+  std::string last;
+  const bool subscribed = waitFor([&] {
+    if (!watcher.running()) BOOST_FAIL("watch exited early: " << describe(watcher.wait()));
+    ChildResult r = ftbctlRun(agent, {"clients", "--json"});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+    last = r.out;
+    return contains(r.out, marker);
+  });
+  BOOST_REQUIRE_MESSAGE(subscribed, "the watch never subscribed; last clients reply: " << last);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(publish_then_history_shows_the_event) {
+  AgentProcess agent;
+  ChildResult pub =
+      ftbctlRun(agent, {"publish", "--space", "FTB.CLITEST.NODE", "--name", "node_down",
+                        "--severity", "error", "--payload", "node7 \"down\"", "--tag", "rack=r12",
+                        "--job-id", "job42", "--json"});
+  BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
+  const std::string id = jsonString(pub.out, "id");
+  BOOST_CHECK_EQUAL(jsonString(pub.out, "space"), "FTB.CLITEST.NODE");
+  BOOST_CHECK_EQUAL(lines(pub.out).size(), 1u);
+
+  ChildResult history =
+      ftbctlRun(agent, {"history", "--filter", "event_space=FTB.CLITEST.*", "--json"});
+  BOOST_REQUIRE_MESSAGE(history.exit_code == 0, describe(history));
+  const auto events = lines(history.out);
+  BOOST_REQUIRE_EQUAL(events.size(), 1u);
+  BOOST_CHECK_EQUAL(jsonString(events[0], "id"), id);
+  BOOST_CHECK_EQUAL(jsonString(events[0], "name"), "NODE_DOWN");
+  BOOST_CHECK_EQUAL(jsonString(events[0], "severity"), "ERROR");
+  BOOST_CHECK_EQUAL(jsonString(events[0], "job_id"), "job42");
+  BOOST_CHECK_EQUAL(jsonString(events[0], "client"), "ftbctl");
+  BOOST_CHECK(contains(events[0], R"("payload":"node7 \"down\"","payload_encoding":"utf-8")"));
+  BOOST_CHECK(contains(events[0], R"("tags":{"rack":"r12"})"));
+  BOOST_CHECK(contains(events[0], R"("credentials_known":true)"));
+
+  ChildResult table = ftbctlRun(agent, {"history", "--last", "1"});
+  BOOST_REQUIRE_MESSAGE(table.exit_code == 0, describe(table));
+  const auto rows = lines(table.out);
+  BOOST_REQUIRE_EQUAL(rows.size(), 2u);  // header + the event
+  BOOST_CHECK(contains(rows[0], "SEVERITY"));
+  BOOST_CHECK(contains(rows[1], "NODE_DOWN"));
+  BOOST_CHECK(contains(rows[1], "node7 \"down\""));
+
+  ChildResult none = ftbctlRun(agent, {"history", "--filter", "event_space=FTB.OTHER", "--json"});
+  BOOST_REQUIRE_MESSAGE(none.exit_code == 0, describe(none));
+  BOOST_CHECK_EQUAL(none.out, "");
+}
+
+BOOST_AUTO_TEST_CASE(binary_payload_is_base64_in_json_and_escaped_in_tables) {
+  AgentProcess agent;
+  ChildResult pub = ftbctlRun(agent, {"publish", "--space", "FTB.CLITEST", "--name", "BLOB",
+                                      "--severity", "info", "--payload", "\xff\xfe\n"});
+  BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
+  ChildResult json = ftbctlRun(agent, {"history", "--json"});
+  BOOST_REQUIRE_MESSAGE(json.exit_code == 0, describe(json));
+  BOOST_CHECK(contains(json.out, R"("payload":"//4K","payload_encoding":"base64")"));
+  ChildResult table = ftbctlRun(agent, {"history"});
+  BOOST_CHECK(contains(table.out, R"(\xff\xfe\n)"));
+}
+
+BOOST_AUTO_TEST_CASE(watch_receives_two_events_published_by_another_ftbctl) {
+  AgentProcess agent;
+  const std::string filter = "event_space=FTB.CLITEST.*";
+  ChildProcess watcher(command(agent.ipcEndpoint(), {"watch", "--filter", filter, "--count", "2",
+                                                     "--json", "--client-name", "watcher"}));
+  waitForSubscription(agent, watcher, filter);
+
+  ChildResult noise = ftbctlRun(
+      agent, {"publish", "--space", "FTB.ELSEWHERE", "--name", "NOISE", "--severity", "info"});
+  BOOST_REQUIRE_MESSAGE(noise.exit_code == 0, describe(noise));
+  ChildResult pub =
+      ftbctlRun(agent, {"publish", "--space", "FTB.CLITEST.MPI", "--name", "PROC_DEAD",
+                        "--severity", "fatal", "--payload", "rank 3", "--count", "2"});
+  BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
+  const auto ids = lines(pub.out);
+  BOOST_REQUIRE_EQUAL(ids.size(), 2u);
+
+  ChildResult watched = watcher.wait();
+  BOOST_REQUIRE_MESSAGE(watched.exit_code == 0, describe(watched));
+  const auto events = lines(watched.out);
+  BOOST_REQUIRE_EQUAL(events.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    BOOST_CHECK_EQUAL(jsonString(events[i], "id"), ids[i]);
+    BOOST_CHECK_EQUAL(jsonString(events[i], "space"), "FTB.CLITEST.MPI");
+    BOOST_CHECK_EQUAL(jsonString(events[i], "name"), "PROC_DEAD");
+    BOOST_CHECK_EQUAL(jsonString(events[i], "severity"), "FATAL");
+    BOOST_CHECK_EQUAL(jsonString(events[i], "payload"), "rank 3");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(watch_last_replays_history_then_stops_at_count) {
+  AgentProcess agent;
+  for (const char* name : {"FIRST", "SECOND", "THIRD"}) {
+    ChildResult pub = ftbctlRun(
+        agent, {"publish", "--space", "FTB.CLITEST", "--name", name, "--severity", "warning"});
+    BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
+  }
+  ChildResult watched = ftbctlRun(agent, {"watch", "--last", "2", "--count", "2", "--json"});
+  BOOST_REQUIRE_MESSAGE(watched.exit_code == 0, describe(watched));
+  const auto events = lines(watched.out);
+  BOOST_REQUIRE_EQUAL(events.size(), 2u);
+  BOOST_CHECK_EQUAL(jsonString(events[0], "name"), "SECOND");
+  BOOST_CHECK_EQUAL(jsonString(events[1], "name"), "THIRD");
+}
+
+BOOST_AUTO_TEST_CASE(status_counters_follow_publishes) {
+  AgentProcess agent;
+  ChildResult before = ftbctlRun(agent, {"status", "--json"});
+  BOOST_REQUIRE_MESSAGE(before.exit_code == 0, describe(before));
+  BOOST_CHECK(contains(before.out, "\"version\":\"0.1.0\""));
+  ChildResult pub = ftbctlRun(agent, {"publish", "--space", "FTB.CLITEST", "--name", "TICK",
+                                      "--severity", "info", "--count", "3"});
+  BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
+  ChildResult after = ftbctlRun(agent, {"status", "--json"});
+  BOOST_REQUIRE_MESSAGE(after.exit_code == 0, describe(after));
+  BOOST_CHECK_EQUAL(jsonNumber(after.out, "events_in"), jsonNumber(before.out, "events_in") + 3);
+  BOOST_CHECK_EQUAL(jsonNumber(after.out, "history_events"),
+                    jsonNumber(before.out, "history_events") + 3);
+  BOOST_CHECK_EQUAL(jsonNumber(after.out, "clients_connected_total"),
+                    jsonNumber(before.out, "clients_connected_total") + 1);
+
+  ChildResult table = ftbctlRun(agent, {"status"});
+  BOOST_REQUIRE_MESSAGE(table.exit_code == 0, describe(table));
+  BOOST_CHECK(contains(table.out, agent.ipcEndpoint()));
+}
+
+BOOST_AUTO_TEST_CASE(invalid_filter_exits_3_naming_the_key) {
+  AgentProcess agent;
+  for (const char* subcommand : {"history", "watch"}) {
+    ChildResult r = ftbctlRun(agent, {subcommand, "--filter", "colour=red"});
+    BOOST_CHECK_MESSAGE(r.exit_code == 3, subcommand << ": " << describe(r));
+    BOOST_CHECK_MESSAGE(contains(r.err, "colour"), r.err);
+    BOOST_CHECK_EQUAL(lines(r.err).size(), 1u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(payload_over_the_agents_limit_exits_3) {
+  AgentProcess agent({"--max-payload-bytes=8"});
+  ChildResult r = ftbctlRun(agent, {"publish", "--space", "FTB.CLITEST", "--name", "BIG",
+                                    "--severity", "info", "--payload", "0123456789"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, describe(r));
+  BOOST_CHECK_MESSAGE(contains(r.err, "limit of 8 bytes"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_agent_exits_2_promptly) {
+  AgentProcess agent;
+  const std::string tcp = agent.tcpEndpoint();
+  const std::string missing = "ipc://" + agent.dir() + "/no-agent-here.sock";
+  agent.kill();  // SIGKILL leaves its socket file behind: a stale endpoint
+  // A timeout far beyond the bound below: a prompt answer does not wait for it.
+  for (const std::string& endpoint : {missing, agent.ipcEndpoint(), tcp}) {
+    for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+             {"status"},
+             {"clients"},
+             {"history"},
+             {"watch"},
+             {"publish", "--space", "FTB.CLITEST", "--name", "X", "--severity", "info"}}) {
+      args.insert(args.begin(), {"--timeout-ms", "20000"});
+      ChildResult r = ftb::testing::runChild(command(endpoint, args));
+      BOOST_CHECK_MESSAGE(r.exit_code == 2, endpoint << " " << args[2] << ": " << describe(r));
+      BOOST_CHECK_MESSAGE(r.elapsed < 5s,
+                          endpoint << " " << args[2] << " took " << r.elapsed.count() << " ms");
+      BOOST_CHECK_MESSAGE(contains(r.err, "is ftb-agent running?"), r.err);
+      BOOST_CHECK_EQUAL(lines(r.err).size(), 1u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_agent_exits_2_after_timeout_ms) {
+  AgentProcess agent;
+  ::kill(agent.pid(), SIGSTOP);  // its socket still accepts connections, nobody answers
+  ChildResult r = ftbctlRun(agent, {"--timeout-ms", "300", "status"});
+  ::kill(agent.pid(), SIGCONT);
+  BOOST_CHECK_MESSAGE(r.exit_code == 2, describe(r));
+  BOOST_CHECK_GE(r.elapsed, 300ms);
+  BOOST_CHECK_MESSAGE(contains(r.err, "within 300 ms: is ftb-agent running?"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(watch_timeout_exits_4) {
+  AgentProcess agent;
+  ChildResult r = ftbctlRun(agent, {"watch", "--timeout", "0.3", "--count", "1", "--json"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 4, describe(r));
+  BOOST_CHECK_GE(r.elapsed, 300ms);
+  BOOST_CHECK_EQUAL(r.out, "");
+  BOOST_CHECK_MESSAGE(contains(r.err, "0 of 1 events"), r.err);
+
+  ChildResult no_count = ftbctlRun(agent, {"watch", "--timeout", "0.1", "--json"});
+  BOOST_CHECK_MESSAGE(no_count.exit_code == 4, describe(no_count));
+  BOOST_CHECK_EQUAL(no_count.err, "");
+}
+
+BOOST_AUTO_TEST_CASE(watch_stops_with_0_on_sigterm_and_sigint) {
+  AgentProcess agent;
+  for (int sig : {SIGTERM, SIGINT}) {
+    const std::string filter = "event_name=SIGNAL" + std::to_string(sig);
+    ChildProcess watcher(command(agent.ipcEndpoint(), {"watch", "--filter", filter}));
+    waitForSubscription(agent, watcher, filter);
+    watcher.signal(sig);
+    ChildResult r = watcher.wait();
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, "signal " << sig << ": " << describe(r));
+    BOOST_CHECK(contains(r.out, "SEVERITY"));  // the table header
+  }
+}
+
+BOOST_AUTO_TEST_CASE(usage_errors_exit_1_and_help_lists_exit_codes) {
+  AgentProcess agent;
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"frobnicate"},
+      {"publish", "--name", "X", "--severity", "info"},
+      {"publish", "--space", "FTB.X", "--name", "X", "--severity", "loud"},
+      {"publish", "--space", "FTB.X", "--name", "X", "--severity", "info", "--tag", "novalue"},
+      {"watch", "--timeout", "-1"},
+      {"status", "--timeout-ms", "0"},
+  };
+  for (const auto& args : bad) {
+    ChildResult r = ftbctlRun(agent, args);
+    BOOST_CHECK_MESSAGE(r.exit_code == 1, describe(r));
+    BOOST_CHECK_MESSAGE(lines(r.err).size() == 1u, describe(r));
+  }
+  ChildResult bad_endpoint = ftb::testing::runChild({ftbctl(), "--agent", "localhost", "status"});
+  BOOST_CHECK_MESSAGE(bad_endpoint.exit_code == 1, describe(bad_endpoint));
+
+  for (const char* sub : {"publish", "watch", "status", "clients", "history"}) {
+    ChildResult help = ftbctlRun(agent, {sub, "--help"});
+    BOOST_CHECK_MESSAGE(help.exit_code == 0, describe(help));
+    BOOST_CHECK_MESSAGE(contains(help.out, "Exit codes:") && contains(help.out, "4  watch"),
+                        help.out);
+  }
+  ChildResult help = ftb::testing::runChild({ftbctl(), "--help"});
+  BOOST_CHECK_EQUAL(help.exit_code, 0);
+  BOOST_CHECK(contains(help.out, "--agent") && contains(help.out, "Exit codes:"));
+}
+
+BOOST_AUTO_TEST_CASE(clients_shows_a_watcher_and_its_subscription) {
+  AgentProcess agent;
+  const std::string filter = "severity>=warning";
+  ChildProcess watcher(
+      command(agent.ipcEndpoint(), {"watch", "--filter", filter, "--client-name", "night-watch"}));
+  waitForSubscription(agent, watcher, filter);
+  ChildResult table = ftbctlRun(agent, {"clients"});
+  BOOST_REQUIRE_MESSAGE(table.exit_code == 0, describe(table));
+  const auto rows = lines(table.out);
+  BOOST_REQUIRE_EQUAL(rows.size(), 2u);
+  BOOST_CHECK(contains(rows[1], "night-watch"));
+  BOOST_CHECK(contains(rows[1], "FTB.FTBCTL"));
+  BOOST_CHECK(contains(rows[1], "#1 severity>=warning"));
+  ChildResult json = ftbctlRun(agent, {"clients", "--json"});
+  BOOST_CHECK_EQUAL(jsonString(json.out, "name"), "night-watch");
+  BOOST_CHECK_EQUAL(jsonNumber(json.out, "pid"), static_cast<uint64_t>(watcher.pid()));
+}
