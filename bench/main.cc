@@ -49,9 +49,12 @@ std::string kernel() {
 
 void printThroughput(const ThroughputOptions& o, const ThroughputResult& r) {
   std::printf("\n[1] one-way throughput: %s x %zu-byte events, publisher -> agent -> subscriber "
-              "(%s), separate processes, IPC\n",
+              "(%s%s), separate processes, IPC\n",
               withCommas(o.events).c_str(), o.payload_bytes,
-              o.poll_subscriber ? "poll loop" : "callback");
+              o.poll_subscriber ? "poll loop" : "callback",
+              o.subscriber_work.count() > 0
+                  ? (", " + std::to_string(o.subscriber_work.count()) + " us work per event").c_str()
+                  : "");
   std::printf("  published      %s in %.2f s = %s events/s at publish(); all acked after %.2f s\n",
               withCommas(r.published).c_str(), r.publish_seconds,
               withCommas(static_cast<uint64_t>(r.publishedPerSecond())).c_str(), r.acked_seconds);
@@ -110,15 +113,14 @@ void printRoundTripCost(const char* label, const RoundTripResult& r) {
               r.requester.voluntary_switches / n, r.responder.voluntary_switches / n, total / n);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::string agent_binary;
   std::vector<std::string> agent_args;
   ThroughputOptions tput;
   RoundTripOptions rtt;
   std::string subscriber_mode = "callback";
   FloorOptions floor;
+  double subscriber_work_us = 0;
   bool skip_throughput = false, skip_rtt = false, skip_floor = false;
 
   CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
@@ -135,6 +137,9 @@ int main(int argc, char** argv) {
   app.add_option("--subscriber", subscriber_mode, "Throughput subscriber: callback or poll")
       ->check(CLI::IsMember({"callback", "poll"}))
       ->capture_default_str();
+  app.add_option("--subscriber-work-us", subscriber_work_us,
+                 "Busy work per event in the throughput subscriber (a slow consumer)")
+      ->capture_default_str();
   app.add_option("--rtt-iterations", rtt.iterations, "Measured request() round trips per variant")
       ->capture_default_str();
   app.add_option("--rtt-warmup", rtt.warmup, "Unmeasured round trips before them")
@@ -146,6 +151,7 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-rtt", skip_rtt, "Run only the throughput measurement");
   CLI11_PARSE(app, argc, argv);
   tput.poll_subscriber = subscriber_mode == "poll";
+  tput.subscriber_work = std::chrono::microseconds(static_cast<int64_t>(subscriber_work_us));
   rtt.payload_bytes = floor.payload_bytes = tput.payload_bytes;
 
   auto binary = findAgentBinary(agent_binary, argv[0]);
@@ -259,4 +265,15 @@ int main(int argc, char** argv) {
   if (rtt_callback) rttLines("rtt_callback", *rtt_callback);
   if (rtt_poll) rttLines("rtt_poll", *rtt_poll);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // fork/socketpair failures in the orchestrator
+    std::cerr << "ftb_bench: " << e.what() << "\n";
+    return 1;
+  }
 }

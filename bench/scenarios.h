@@ -38,6 +38,9 @@ struct ThroughputOptions {
   uint64_t events = 1'000'000;
   std::size_t payload_bytes = 64;
   bool poll_subscriber = false;   // poll() loop instead of a callback
+  // Busy work per delivered event in the subscriber: a slow consumer, to see
+  // how overflow is reported (kMissed) or absorbed.
+  std::chrono::microseconds subscriber_work{0};
   // The subscriber stops waiting once nothing has arrived for this long
   // after the publisher's last event was acknowledged.
   std::chrono::milliseconds drain_idle{2000};

@@ -46,10 +46,18 @@ int subscriberMain(Channel& channel, const ThroughputOptions& options) {
   }
   Client& c = **client;
   std::atomic<uint64_t> delivered{0}, notices{0}, missed{0}, last_ns{0};
+  const uint64_t work_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(options.subscriber_work).count();
   auto count = [&](const Notification& n) {
     if (n.kind == Notification::Kind::kEvent) {
       delivered.fetch_add(1, std::memory_order_relaxed);
-      last_ns.store(nowNs(), std::memory_order_relaxed);
+      uint64_t now = nowNs();
+      if (work_ns > 0) {
+        const uint64_t until = now + work_ns;
+        while ((now = nowNs()) < until) {
+        }
+      }
+      last_ns.store(now, std::memory_order_relaxed);
     } else {
       notices.fetch_add(1, std::memory_order_relaxed);
       missed.fetch_add(n.missed, std::memory_order_relaxed);
