@@ -119,11 +119,17 @@ void Agent::run() {
   auto next_housekeeping = std::chrono::steady_clock::now();
   while (!stop_.load()) {
     // Retry pending frames soon when some client is backed up; otherwise sleep on the socket.
-    bool backed_up = false;
-    for (auto& [id, s] : sessions_) backed_up |= !s->outbound.empty();
+    bool backed_up = false, ack_owed = false;
+    for (auto& [id, s] : sessions_) {
+      backed_up |= !s->outbound.empty();
+      ack_owed |= s->ack_due;
+    }
+    const auto wait = backed_up ? std::chrono::milliseconds(1)
+                      : ack_owed ? kAckDelay
+                                 : std::chrono::milliseconds(100);
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     try {
-      zmq::poll(&item, 1, std::chrono::milliseconds(backed_up ? 1 : 100));
+      zmq::poll(&item, 1, wait);
     } catch (const zmq::error_t&) {
       continue;  // EINTR: a signal arrived; the loop condition decides
     }

@@ -26,6 +26,9 @@
 
 namespace ftb::agent {
 
+// How long a publisher waits at most for the acknowledgement of an event.
+inline constexpr std::chrono::milliseconds kAckDelay{2};
+
 class Agent {
  public:
   // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come

@@ -11,9 +11,18 @@ namespace ftb::agent {
 namespace {
 
 constexpr uint32_t kMaxDeliveriesPerFrame = 256;
+constexpr uint32_t kAckEvents = 1024;
 constexpr uint32_t kResponseInbox = 0;  // reserved subscription id: responses to my requests
 
 std::string publisherKeyOf(const proto::EventId& id) { return fromProto(id).publisherKey(); }
+
+// Whether `id` names `session`'s client (compared field by field: per event).
+bool fromPublisher(const ClientSession& session, const proto::EventId& id) {
+  return id.client_instance() == session.client_instance &&
+         id.origin().pid() == session.origin.pid() &&
+         id.origin().process_start_ns() == session.origin.process_start_ns() &&
+         id.origin().host() == session.origin.host();
+}
 
 }  // namespace
 
@@ -56,7 +65,9 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
     if (seq > session.last_seq) {
       session.last_seq = seq;
       known_publishers_[session.publisher_key].accepted_seq = seq;
+      if (!session.ack_due) session.ack_due_since = std::chrono::steady_clock::now();
       session.ack_due = true;
+      ++session.unacked_events;
     }
     if (!accepted.ok()) {
       counters_.set_events_rejected(counters_.events_rejected() + 1);
@@ -68,24 +79,31 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
 }
 
 Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event) {
-  if (event.id().seq() == 0 || publisherKeyOf(event.id()) != session.publisher_key) {
+  if (event.id().seq() == 0 || !fromPublisher(session, event.id())) {
     return invalidArgument("event id must carry this client's origin and a sequence number > 0");
   }
-  Result<std::string> space = normalizeEventSpace(event.event_space());
-  if (!space.ok()) return space.status();
-  if (*space != session.event_space) {
-    return invalidArgument("event space " + event.event_space() +
-                           " is not this client's event space " + session.event_space);
+  // Fast paths first: the SDK sends names already normalised.
+  if (event.event_space() != session.event_space) {
+    Result<std::string> space = normalizeEventSpace(event.event_space());
+    if (!space.ok()) return space.status();
+    if (*space != session.event_space) {
+      return invalidArgument("event space " + event.event_space() +
+                             " is not this client's event space " + session.event_space);
+    }
   }
-  Result<std::string> name = normalizeEventName(event.event_name());
-  if (!name.ok()) return name.status();
-  auto declared = session.declared.find(*name);
+  auto declared = session.declared.find(event.event_name());
   if (declared == session.declared.end()) {
-    return failedPrecondition("event " + *name + " was not declared by client '" +
-                              session.client_name + "'; declare it before publishing");
+    Result<std::string> name = normalizeEventName(event.event_name());
+    if (!name.ok()) return name.status();
+    declared = session.declared.find(*name);
+    if (declared == session.declared.end()) {
+      return failedPrecondition("event " + *name + " was not declared by client '" +
+                                session.client_name + "'; declare it before publishing");
+    }
   }
+  const std::string& name = declared->first;
   if (declared->second != event.severity()) {
-    return invalidArgument("event " + *name + " is declared with severity " +
+    return invalidArgument("event " + name + " is declared with severity " +
                            proto::Severity_Name(declared->second) + " but published with " +
                            proto::Severity_Name(event.severity()));
   }
@@ -191,12 +209,19 @@ void Agent::attachMissed(const OutboundQueue& out, proto::Deliver* deliver) {
 }
 
 void Agent::sendAcks() {
+  // Acks are batched: every kAckEvents events or kAckDelay after the first
+  // unacknowledged one, so they cost publishers few wake-ups.
+  const auto now = std::chrono::steady_clock::now();
   for (auto& [routing_id, session] : sessions_) {
     if (!session->ack_due) continue;
+    if (session->unacked_events < kAckEvents && now - session->ack_due_since < kAckDelay) continue;
     proto::Envelope ack;
     ack.mutable_publish_ack()->set_acked_seq(session->last_seq);
     const std::string frame = wire::encode(ack);
-    if (trySend(routing_id, frame)) session->ack_due = false;  // else retried next turn
+    if (trySend(routing_id, frame)) {  // else retried next turn
+      session->ack_due = false;
+      session->unacked_events = 0;
+    }
   }
 }
 
@@ -236,9 +261,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   r->set_subscription_id(request.subscription_id());
   r->set_history_events(static_cast<uint32_t>(replay.size()));
   r->set_history_complete(complete);
-  if (const RoutedEventPtr newest = history_.newest()) {
-    *r->mutable_history_mark() = newest->event.id();
-  }
+  if (auto newest = history_.newestId()) *r->mutable_history_mark() = *newest;
   reply(session.routing_id, answer);
   const std::vector<uint32_t> ids{request.subscription_id()};
   for (const auto& e : replay) enqueueDelivery(session, e, ids);

@@ -39,7 +39,9 @@ struct ClientSession {
   std::chrono::steady_clock::time_point last_seen;
   std::chrono::system_clock::time_point connected_at;
   uint64_t last_seq = 0;   // highest event sequence accepted from this client
-  bool ack_due = false;    // a PublishAck should go out at the end of this loop turn
+  bool ack_due = false;    // a PublishAck is owed (see Agent::sendAcks)
+  std::chrono::steady_clock::time_point ack_due_since;
+  uint32_t unacked_events = 0;
   OutboundQueue outbound;  // frames waiting while the client's socket is full
 
   uint64_t events_published = 0;

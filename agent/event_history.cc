@@ -14,26 +14,46 @@ bool sameEventId(const proto::EventId& a, const proto::EventId& b) {
 EventHistory::EventHistory(std::size_t max_events, std::chrono::seconds max_age)
     : max_events_(max_events), max_age_(max_age) {}
 
-void EventHistory::add(RoutedEventPtr event) {
+void EventHistory::add(const RoutedEventPtr& event) {
   if (max_events_ == 0) return;
   if (events_.size() == max_events_) events_.pop_front();
-  events_.push_back(std::move(event));
+  events_.push_back({event->bytes, event->arrived});
 }
 
 void EventHistory::prune(std::chrono::steady_clock::time_point now) {
-  while (!events_.empty() && now - events_.front()->arrived > max_age_) events_.pop_front();
+  while (!events_.empty() && now - events_.front().arrived > max_age_) events_.pop_front();
+}
+
+RoutedEventPtr EventHistory::parse(const Entry& entry) {
+  auto routed = std::make_shared<RoutedEvent>();
+  routed->event.ParseFromString(entry.bytes);  // bytes the agent accepted: they parse
+  routed->bytes = entry.bytes;
+  routed->arrived = entry.arrived;
+  return routed;
+}
+
+std::optional<proto::EventId> EventHistory::newestId() const {
+  if (events_.empty()) return std::nullopt;
+  return parse(events_.back())->event.id();
 }
 
 std::vector<RoutedEventPtr> EventHistory::since(const proto::EventId& since, const Filter& filter,
                                                 bool* found) const {
-  auto start = std::find_if(events_.rbegin(), events_.rend(), [&](const RoutedEventPtr& e) {
-    return sameEventId(e->event.id(), since);
-  });
-  *found = start != events_.rend();
-  auto first = *found ? start.base() : events_.begin();
+  std::size_t first = 0;
+  *found = false;
+  for (std::size_t i = events_.size(); i-- > 0;) {
+    proto::Event event;
+    event.ParseFromString(events_[i].bytes);
+    if (sameEventId(event.id(), since)) {
+      *found = true;
+      first = i + 1;
+      break;
+    }
+  }
   std::vector<RoutedEventPtr> out;
-  for (auto it = first; it != events_.end(); ++it) {
-    if (filter.matches((*it)->event)) out.push_back(*it);
+  for (std::size_t i = first; i < events_.size(); ++i) {
+    RoutedEventPtr e = parse(events_[i]);
+    if (filter.matches(e->event)) out.push_back(std::move(e));
   }
   return out;
 }
@@ -41,7 +61,8 @@ std::vector<RoutedEventPtr> EventHistory::since(const proto::EventId& since, con
 std::vector<RoutedEventPtr> EventHistory::lastN(std::size_t n, const Filter& filter) const {
   std::vector<RoutedEventPtr> out;
   for (auto it = events_.rbegin(); it != events_.rend() && out.size() < n; ++it) {
-    if (filter.matches((*it)->event)) out.push_back(*it);
+    RoutedEventPtr e = parse(*it);
+    if (filter.matches(e->event)) out.push_back(std::move(e));
   }
   std::reverse(out.begin(), out.end());
   return out;

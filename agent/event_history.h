@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,9 @@ class EventHistory {
  public:
   EventHistory(std::size_t max_events, std::chrono::seconds max_age);
 
-  void add(RoutedEventPtr event);
+  // Keeps a copy of the event's bytes only: replays are rare, routing is not,
+  // so parsed events are freed right after routing and re-parsed on replay.
+  void add(const RoutedEventPtr& event);
   void prune(std::chrono::steady_clock::time_point now);
 
   // Matching events that arrived after the one with id `since`, oldest first.
@@ -40,12 +43,18 @@ class EventHistory {
   std::vector<RoutedEventPtr> lastN(std::size_t n, const Filter& filter) const;
 
   std::size_t size() const { return events_.size(); }
-  RoutedEventPtr newest() const { return events_.empty() ? nullptr : events_.back(); }
+  // Id of the newest retained event, if any.
+  std::optional<proto::EventId> newestId() const;
 
  private:
   std::size_t max_events_;
   std::chrono::seconds max_age_;
-  std::deque<RoutedEventPtr> events_;
+  struct Entry {
+    std::string bytes;
+    std::chrono::steady_clock::time_point arrived;
+  };
+  static RoutedEventPtr parse(const Entry& entry);
+  std::deque<Entry> events_;
 };
 
 bool sameEventId(const proto::EventId& a, const proto::EventId& b);

@@ -345,28 +345,31 @@ void ClientImpl::wake() {
 // ---------------------------------------------------------------- dispatch thread
 
 void ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
+  bool was_empty;
   {
     std::lock_guard lock(dispatch_mu_);
+    was_empty = dispatch_queue_.empty();
     dispatch_queue_.emplace_back(id, std::move(notification));
   }
-  dispatch_cv_.notify_one();
+  if (was_empty) dispatch_cv_.notify_one();  // a busy dispatcher drains without wake-ups
 }
 
 void ClientImpl::dispatchLoop() {
+  std::deque<std::pair<SubscriptionId, Notification>> batch;
   std::unique_lock lock(dispatch_mu_);
   while (true) {
     dispatch_cv_.wait(lock, [&] { return !dispatch_queue_.empty() || stopping_.load(); });
     if (dispatch_queue_.empty()) return;
-    auto [id, notification] = std::move(dispatch_queue_.front());
-    dispatch_queue_.pop_front();
+    batch.swap(dispatch_queue_);
     lock.unlock();
-    NotificationCallback callback;
-    {
-      std::lock_guard subs_lock(mu_);
-      auto it = subscriptions_.find(id);
-      if (it != subscriptions_.end()) callback = it->second.options.callback;
-    }
-    if (callback) {
+    for (auto& [id, notification] : batch) {
+      NotificationCallback callback;
+      {
+        std::lock_guard subs_lock(mu_);
+        auto it = subscriptions_.find(id);
+        if (it != subscriptions_.end()) callback = it->second.options.callback;
+      }
+      if (!callback) continue;  // unsubscribed meanwhile
       try {
         callback(notification);
       } catch (...) {
@@ -375,6 +378,7 @@ void ClientImpl::dispatchLoop() {
         stats_.last_agent_error = "a subscription callback threw; the exception was swallowed";
       }
     }
+    batch.clear();
     lock.lock();
   }
 }

@@ -34,29 +34,30 @@ std::string toUpper(std::string_view text) {
 }
 
 Result<std::string> normalizeEventSpace(std::string_view event_space) {
-  const std::string what = "event space '" + std::string(event_space) + "'";
+  // Messages are built only on failure: this runs for every published event.
+  auto what = [&] { return "event space '" + std::string(event_space) + "'"; };
   if (event_space.empty()) return invalidArgument("event space is empty");
   if (event_space.size() > kMaxEventSpaceLength) {
-    return invalidArgument(what + tooLong(event_space.size(), kMaxEventSpaceLength));
+    return invalidArgument(what() + tooLong(event_space.size(), kMaxEventSpaceLength));
   }
   std::size_t start = 0;
   for (std::size_t n = 1;; ++n) {
     if (n > kMaxEventSpaceSegments) {
-      return invalidArgument(what + " has more than " + std::to_string(kMaxEventSpaceSegments) +
+      return invalidArgument(what() + " has more than " + std::to_string(kMaxEventSpaceSegments) +
                              " segments");
     }
     std::size_t dot = event_space.find('.', start);
     std::string_view seg =
         event_space.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    const std::string where = what + ": segment " + std::to_string(n);
-    if (seg.empty()) return invalidArgument(where + " is empty");
+    auto where = [&] { return what() + ": segment " + std::to_string(n); };
+    if (seg.empty()) return invalidArgument(where() + " is empty");
     if (seg.size() > kMaxSegmentLength) {
-      return invalidArgument(where + " '" + std::string(seg) + "'" +
+      return invalidArgument(where() + " '" + std::string(seg) + "'" +
                              tooLong(seg.size(), kMaxSegmentLength));
     }
     for (char c : seg) {
       if (!isNameChar(c)) {
-        return invalidArgument(where + " '" + std::string(seg) + "' has invalid character " +
+        return invalidArgument(where() + " '" + std::string(seg) + "' has invalid character " +
                                quoteChar(c) + "; use letters, digits, '_' and '-'");
       }
     }
@@ -68,13 +69,13 @@ Result<std::string> normalizeEventSpace(std::string_view event_space) {
 
 Result<std::string> normalizeEventName(std::string_view event_name) {
   if (event_name.empty()) return invalidArgument("event name is empty");
-  const std::string what = "event name '" + std::string(event_name) + "'";
+  auto what = [&] { return "event name '" + std::string(event_name) + "'"; };
   if (event_name.size() > kMaxEventNameLength) {
-    return invalidArgument(what + tooLong(event_name.size(), kMaxEventNameLength));
+    return invalidArgument(what() + tooLong(event_name.size(), kMaxEventNameLength));
   }
   for (char c : event_name) {
     if (!isNameChar(c) && c != '.') {
-      return invalidArgument(what + " has invalid character " + quoteChar(c) +
+      return invalidArgument(what() + " has invalid character " + quoteChar(c) +
                              "; use letters, digits, '_', '.' and '-'");
     }
   }
