@@ -45,3 +45,24 @@ def ftb_proto_library(name, srcs, deps = [], visibility = None):
         deps = deps + ["//third_party/sys:protobuf"],
         visibility = visibility,
     )
+
+def ftb_unit_tests(srcs, deps = [], size = "small"):
+    """One Boost.Test target per `<name>_test.cc` in srcs, all with the same deps."""
+    for src in srcs:
+        ftb_cc_test(name = src[:-len(".cc")], size = size, srcs = [src], deps = deps)
+
+def ftb_integration_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
+    """A Boost.Test target that runs real ftb-agent processes (tests/support/agent_process.h)."""
+    ftb_cc_test(
+        name = name,
+        size = size,
+        srcs = srcs,
+        data = data + ["//agent:ftb-agent"],
+        deps = deps + [
+            "//client",
+            "//client:core",
+            "//tests/support:agent_process",
+            "//tests/support:test_clients",
+        ],
+        **kwargs
+    )

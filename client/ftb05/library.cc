@@ -23,6 +23,7 @@
 
 #include "client/client.h"
 #include "client/event.h"
+#include "client/origin.h"
 
 namespace ftb::ftb05 {
 namespace {
@@ -172,34 +173,6 @@ std::string startTimeText(uint64_t start_ns) {
                 kMonths[tm.tm_mon % 12], tm.tm_mday, tm.tm_yday + 1, tm.tm_hour, tm.tm_min,
                 tm.tm_sec);
   return buf;
-}
-
-// This process's start time the way the SDK computes it (client/origin.cc);
-// only used to fill an event handle when publish() failed and gave no id.
-uint64_t processStartNs() {
-  std::ifstream stat("/proc/self/stat");
-  std::string line;
-  std::getline(stat, line);
-  const auto close = line.rfind(')');
-  uint64_t start_ticks = 0;
-  if (close != std::string::npos && close + 2 <= line.size()) {
-    std::istringstream fields(line.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i) {
-      if (i == 22) start_ticks = std::strtoull(field.c_str(), nullptr, 10);
-    }
-  }
-  std::ifstream boot("/proc/stat");
-  uint64_t btime = 0;
-  for (std::string key; boot >> key;) {
-    if (key == "btime") {
-      boot >> btime;
-      break;
-    }
-  }
-  if (btime == 0 || start_ticks == 0) return 0;
-  const uint64_t hz = static_cast<uint64_t>(sysconf(_SC_CLK_TCK));
-  return btime * 1'000'000'000ULL + start_ticks * (1'000'000'000ULL / hz);
 }
 
 void fillLocation(FTB_location_id_t* location, const std::string& host, uint32_t pid,
@@ -711,7 +684,7 @@ int publish(const FTB_client_handle_t& handle, const char* event_name,
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     fillLocation(&event_handle->location_id, host, static_cast<uint32_t>(getpid()),
-                 processStartNs());
+                 ftb::localOrigin().process_start_ns());
   }
   return id.ok() ? FTB_SUCCESS : codeOf(id.status(), "FTB_Publish");
 }

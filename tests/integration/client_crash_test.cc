@@ -12,9 +12,11 @@
 #include "client/client.h"
 #include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
 using ftb::testing::AgentProcess;
+using ftb::testing::connectOrFail;
 using ftb::testing::waitFor;
 using Clock = std::chrono::steady_clock;
 
@@ -98,15 +100,6 @@ const ftb::proto::ClientInfo* findByPid(const ftb::proto::ClientsReply& clients,
   return nullptr;
 }
 
-std::unique_ptr<ftb::Client> connect(const AgentProcess& agent, std::string space,
-                                     std::string name) {
-  auto c = ftb::Client::connect({.event_space = std::move(space),
-                                 .client_name = std::move(name),
-                                 .agent_endpoint = agent.ipcEndpoint()});
-  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
-  return std::move(c).value();
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(exited_clients_are_freed_within_the_client_timeout) {
@@ -115,7 +108,7 @@ BOOST_AUTO_TEST_CASE(exited_clients_are_freed_within_the_client_timeout) {
   std::vector<std::unique_ptr<CrashingChild>> children;
   for (int i = 0; i < 3; ++i) children.push_back(std::make_unique<CrashingChild>(agent, Death::kExit));
 
-  auto survivor = connect(agent, "FTB.CRASH.SURVIVOR", "survivor");
+  auto survivor = connectOrFail(agent.ipcEndpoint(), "FTB.CRASH.SURVIVOR", "survivor");
   BOOST_REQUIRE(survivor->declare({{"STILL_HERE", ftb::Severity::kWarning}}).ok());
   auto survivor_sub = survivor->subscribe({.filter = "event_name=STILL_HERE", .polling = true});
   BOOST_REQUIRE(survivor_sub.ok());
@@ -178,9 +171,9 @@ BOOST_AUTO_TEST_CASE(killed_subscriber_during_traffic_costs_others_nothing) {
   CrashingChild child(agent, Death::kSigkill);
   const pid_t child_pid = child.pid();
 
-  auto pub = connect(agent, "FTB.CRASH.PUB", "pub");
+  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.CRASH.PUB", "pub");
   BOOST_REQUIRE(pub->declare({{"ALERT", ftb::Severity::kError}}).ok());
-  auto watcher = connect(agent, "FTB.CRASH.WATCH", "watcher");
+  auto watcher = connectOrFail(agent.ipcEndpoint(), "FTB.CRASH.WATCH", "watcher");
   auto watch = watcher->subscribe({.filter = kChildFilter, .polling = true});
   BOOST_REQUIRE(watch.ok());
   BOOST_REQUIRE(findByPid(ftb::testing::queryClients(agent.ipcEndpoint()), child_pid) != nullptr);

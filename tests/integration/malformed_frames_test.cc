@@ -9,24 +9,17 @@
 #include "client/codec.h"
 #include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
 using ftb::proto::Envelope;
 using ftb::proto::Error;
 using ftb::testing::AgentProcess;
+using ftb::testing::connectOrFail;
 using ftb::testing::RawIdentity;
 using ftb::testing::RawPeer;
 
 namespace {
-
-std::unique_ptr<ftb::Client> connect(const std::string& endpoint, std::string space,
-                                     std::string name) {
-  auto c = ftb::Client::connect({.event_space = std::move(space),
-                                 .client_name = std::move(name),
-                                 .agent_endpoint = endpoint});
-  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
-  return std::move(c).value();
-}
 
 bool contains(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
@@ -62,8 +55,8 @@ Envelope publishOf(std::initializer_list<std::string> events) {
 // A good publisher and subscriber on the same agent: proves it still serves.
 struct GoodPair {
   explicit GoodPair(const AgentProcess& agent)
-      : pub(connect(agent.ipcEndpoint(), "FTB.TEST.GOOD", "good-pub")),
-        sub(connect(agent.tcpEndpoint(), "FTB.TEST.WATCH", "good-sub")) {
+      : pub(connectOrFail(agent.ipcEndpoint(), "FTB.TEST.GOOD", "good-pub")),
+        sub(connectOrFail(agent.tcpEndpoint(), "FTB.TEST.WATCH", "good-sub")) {
     BOOST_REQUIRE(pub->declare({{"PING", ftb::Severity::kInfo}}).ok());
     auto id = sub->subscribe({.filter = "event_space=FTB.TEST.GOOD", .polling = true});
     BOOST_REQUIRE(id.ok());

@@ -13,10 +13,12 @@
 #include "client/client.h"
 #include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
 using ftb::Severity;
 using ftb::testing::AgentProcess;
+using ftb::testing::connectOrFail;
 
 namespace {
 
@@ -94,15 +96,6 @@ std::vector<Case> subscriberCases() {
   };
 }
 
-std::unique_ptr<ftb::Client> connect(const std::string& endpoint, std::string space,
-                                     std::string name) {
-  auto c = ftb::Client::connect({.event_space = std::move(space),
-                                 .client_name = std::move(name),
-                                 .agent_endpoint = endpoint});
-  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
-  return std::move(c).value();
-}
-
 // Checks that `got` is exactly the events of the plan that `matches` selects:
 // per publisher, each once and in publish order; the event fields as published.
 void checkStream(const std::string& what, const std::vector<ftb::Event>& got,
@@ -176,7 +169,7 @@ BOOST_AUTO_TEST_CASE(twenty_publishers_twenty_subscribers_varied_filters) {
   };
   std::vector<Sub> subs(kSubscribers);
   for (int s = 0; s < kSubscribers; ++s) {
-    subs[s].client = connect(endpoint(s), "FTB.TEST.SUBSCRIBER", "sub-" + std::to_string(s));
+    subs[s].client = connectOrFail(endpoint(s), "FTB.TEST.SUBSCRIBER", "sub-" + std::to_string(s));
     auto main = subs[s].client->subscribe({.filter = cases[s].filter, .polling = true});
     BOOST_REQUIRE_MESSAGE(main.ok(), cases[s].filter << ": " << main.status().toString());
     auto sentinel = subs[s].client->subscribe({.filter = kSentinelFilter, .polling = true});
@@ -186,7 +179,7 @@ BOOST_AUTO_TEST_CASE(twenty_publishers_twenty_subscribers_varied_filters) {
   }
 
   // One client, several subscriptions (two with the same filter, one by callback).
-  auto multi = connect(agent.ipcEndpoint(), "FTB.TEST.MULTI", "multi");
+  auto multi = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.MULTI", "multi");
   const std::vector<Case> multi_cases = {
       {"event_space=FTB.MPI.*", [](const Planned& p) { return startsWith(p.space, "FTB.MPI."); }},
       {"severity>=error", [](const Planned& p) { return p.severity >= Severity::kError; }},
@@ -222,7 +215,7 @@ BOOST_AUTO_TEST_CASE(twenty_publishers_twenty_subscribers_varied_filters) {
   std::vector<ftb::EventDeclaration> declarations;
   for (const Declared& d : kEvents) declarations.push_back({d.name, d.severity});
   for (int p = 0; p < kPublishers; ++p) {
-    pubs.push_back(connect(endpoint(p + 1), kSpaces[p % 5], "pub-" + std::to_string(p)));
+    pubs.push_back(connectOrFail(endpoint(p + 1), kSpaces[p % 5], "pub-" + std::to_string(p)));
     BOOST_REQUIRE(pubs.back()->declare(declarations).ok());
   }
 
@@ -253,7 +246,7 @@ BOOST_AUTO_TEST_CASE(twenty_publishers_twenty_subscribers_varied_filters) {
     BOOST_CHECK_EQUAL(pubs[p]->stats().acked, static_cast<uint64_t>(kEventsPerPublisher));
   }
 
-  auto sentinel_pub = connect(agent.ipcEndpoint(), "CTL.SENTINEL", "sentinel");
+  auto sentinel_pub = connectOrFail(agent.ipcEndpoint(), "CTL.SENTINEL", "sentinel");
   BOOST_REQUIRE(sentinel_pub->declare({{"DONE", Severity::kInfo}}).ok());
   BOOST_REQUIRE(sentinel_pub->publish("DONE").ok());
 

@@ -7,28 +7,21 @@
 
 #include "client/client.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
 using ftb::testing::AgentProcess;
+using ftb::testing::connectOrFail;
 using ftb::testing::waitFor;
 
 namespace {
-
-std::unique_ptr<ftb::Client> connect(const AgentProcess& agent, std::string space,
-                                     std::string name) {
-  auto c = ftb::Client::connect({.event_space = std::move(space),
-                                 .client_name = std::move(name),
-                                 .agent_endpoint = agent.ipcEndpoint()});
-  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
-  return std::move(c).value();
-}
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(polling_subscriber_receives_matching_events_in_order) {
   AgentProcess agent;
-  auto sub = connect(agent, "FTB.TEST.SUB", "sub");
-  auto pub = connect(agent, "FTB.MPI.OPENMPI", "pub");
+  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.SUB", "sub");
+  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.MPI.OPENMPI", "pub");
   BOOST_REQUIRE(pub->declare({{"PROC_DEAD", ftb::Severity::kFatal},
                               {"CHECKPOINT", ftb::Severity::kInfo}}).ok());
   auto id = sub->subscribe({.filter = "event_space=FTB.MPI.*, severity>=error", .polling = true});
@@ -58,8 +51,8 @@ BOOST_AUTO_TEST_CASE(polling_subscriber_receives_matching_events_in_order) {
 
 BOOST_AUTO_TEST_CASE(callback_subscriber_and_request_response) {
   AgentProcess agent;
-  auto responder = connect(agent, "FTB.CKPT.BLCR", "responder");
-  auto requester = connect(agent, "FTB.JL.JOB1", "launcher");
+  auto responder = connectOrFail(agent.ipcEndpoint(), "FTB.CKPT.BLCR", "responder");
+  auto requester = connectOrFail(agent.ipcEndpoint(), "FTB.JL.JOB1", "launcher");
   BOOST_REQUIRE(requester->declare({{"FTB_CHECKPOINT", ftb::Severity::kInfo}}).ok());
   BOOST_REQUIRE(responder->declare({{"FTB_CHECKPOINT_DONE", ftb::Severity::kInfo}}).ok());
   ftb::Client* r = responder.get();
