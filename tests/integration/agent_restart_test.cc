@@ -16,6 +16,7 @@
 
 using namespace std::chrono_literals;
 using ftb::testing::AgentProcess;
+using ftb::testing::findClient;
 using ftb::testing::waitFor;
 
 namespace {
@@ -79,14 +80,6 @@ void checkStream(const std::vector<int>& got, int must_from, int must_to, const 
                                          << ", " << must_to << ") never arrived, first "
                                          << (lost.empty() ? -1 : lost.front()) << ", last "
                                          << (lost.empty() ? -1 : lost.back()));
-}
-
-const ftb::proto::ClientInfo* findClient(const ftb::proto::ClientsReply& clients,
-                                         const std::string& name) {
-  for (const auto& c : clients.clients()) {
-    if (c.client_name() == name) return &c;
-  }
-  return nullptr;
 }
 
 }  // namespace

@@ -161,4 +161,11 @@ std::string makeEventBytes(const RawIdentity& who, std::string_view name, proto:
   return event.SerializeAsString();
 }
 
+const proto::ClientInfo* findClient(const proto::ClientsReply& clients, const std::string& name) {
+  for (const auto& c : clients.clients()) {
+    if (c.client_name() == name) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace ftb::testing

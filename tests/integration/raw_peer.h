@@ -65,6 +65,9 @@ class RawPeer {
 proto::StatusReply queryStatus(const std::string& endpoint);
 proto::ClientsReply queryClients(const std::string& endpoint);
 
+// The client called `name` in a ClientsReply, or nullptr.
+const proto::ClientInfo* findClient(const proto::ClientsReply& clients, const std::string& name);
+
 // A Hello as the SDK would send it, with a made-up origin.
 struct RawIdentity {
   std::string client_name = "raw";

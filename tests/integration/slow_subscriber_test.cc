@@ -18,6 +18,7 @@ using namespace std::chrono_literals;
 using ftb::Notification;
 using ftb::proto::Envelope;
 using ftb::testing::AgentProcess;
+using ftb::testing::findClient;
 using ftb::testing::RawPeer;
 using ftb::testing::waitFor;
 using Clock = std::chrono::steady_clock;
@@ -42,10 +43,20 @@ std::unique_ptr<ftb::Client> connectPublisher(const AgentProcess& agent) {
 
 // Publishes `count` events alternating EV_A / EV_B with payload = index; checks
 // that no publish() call blocks, and that the agent acknowledges them all.
-void flood(ftb::Client& pub, int count) {
+// With `keep_up_with`, publishing pauses every kChunk events until that
+// subscriber's SDK has taken them in, so it stays within the agent's small
+// per-client queue (the agent routes faster than an SDK reads: unpaced, any
+// subscriber would be "slow" under these tiny bounds).
+constexpr int kChunk = 1000;
+
+void flood(ftb::Client& pub, int count, ftb::Client* keep_up_with = nullptr) {
   Clock::duration slowest{};
   const auto start = Clock::now();
   for (int i = 0; i < count; ++i) {
+    if (keep_up_with != nullptr && i > 0 && i % kChunk == 0) {
+      BOOST_REQUIRE_MESSAGE(waitFor([&] { return keep_up_with->stats().delivered >= static_cast<uint64_t>(i); }),
+                            "the paced subscriber did not take in " << i << " events");
+    }
     const auto before = Clock::now();
     auto id = pub.publish(i % 2 == 0 ? "EV_A" : "EV_B", std::to_string(i));
     slowest = std::max(slowest, Clock::now() - before);
@@ -77,14 +88,6 @@ void expectAll(ftb::Client& sub, ftb::SubscriptionId id, int first, int step, in
   }
 }
 
-const ftb::proto::ClientInfo* findClient(const ftb::proto::ClientsReply& clients,
-                                         const std::string& name) {
-  for (const auto& c : clients.clients()) {
-    if (c.client_name() == name) return &c;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(sdk_poller_that_does_not_poll_learns_every_loss) {
@@ -99,7 +102,7 @@ BOOST_AUTO_TEST_CASE(sdk_poller_that_does_not_poll_learns_every_loss) {
   BOOST_REQUIRE(slow_id.ok());
   auto pub = connectPublisher(agent);
 
-  flood(*pub, kFlood);
+  flood(*pub, kFlood, fast.get());
   expectAll(*fast, *fast_id, 0, 1, kFlood, "fast subscriber");
 
   // Now the slow one polls: events in publish order, and kMissed notices that
@@ -157,7 +160,7 @@ BOOST_AUTO_TEST_CASE(agent_reports_every_event_it_drops_for_a_peer_that_does_not
   BOOST_REQUIRE(subscribed.has_value() && subscribed->has_subscribe_reply());
 
   auto pub = connectPublisher(agent);
-  flood(*pub, kFlood);
+  flood(*pub, kFlood, fast.get());
   expectAll(*fast, *fast_id, 0, 1, kFlood, "fast subscriber");
 
   const ftb::proto::ClientsReply during = ftb::testing::queryClients(agent.ipcEndpoint());
