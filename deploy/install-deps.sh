@@ -8,7 +8,7 @@ packages=(
   g++ protobuf-compiler libprotobuf-dev             # compiler, wire protocol
   libzmq3-dev cppzmq-dev                            # transport
   libspdlog-dev libfmt-dev libcli11-dev             # logging, command lines
-  libboost-test-dev                                 # unit and integration tests
+  libboost-test-dev pkg-config                      # unit, integration and install tests
 )
 
 missing=()

@@ -23,7 +23,7 @@ def _impl(ctx):
         mnemonic = "StaticArchive",
         progress_message = "Archiving %s" % out.short_path,
     )
-    return [DefaultInfo(files = depset([out]))]
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
 ftb_static_archive = rule(
     implementation = _impl,

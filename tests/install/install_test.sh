@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# deploy/install.sh puts a usable ftb under a prefix: a program written for
+# CIFTS FTB 0.6.2 compiles with the installed headers, links through the
+# installed pkg-config file against libftb.so and against libftb.a, and
+# exchanges an event through the installed ftb-agent.
+set -euo pipefail
+root="${TEST_SRCDIR}/ftb"
+work=$(mktemp -d /tmp/ftb-install-XXXXXX)
+agent_pid=""
+cleanup() {
+  if [[ -n "$agent_pid" ]]; then kill "$agent_pid" 2>/dev/null || true; wait "$agent_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+prefix="$work/prefix"
+bash "$root/deploy/install.sh" --from "$root" --prefix "$prefix"
+for f in bin/ftb-agent bin/ftbctl lib/libftb.so lib/libftb.a include/libftb.h include/ftb_def.h \
+         include/ftb_client_lib_defs.h lib/pkgconfig/ftb.pc etc/ftb/ftb-agent.conf.example; do
+  [[ -e "$prefix/$f" ]] || fail "install did not create $f"
+done
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+pkg-config --exists ftb || fail "pkg-config does not find ftb"
+[[ "$(pkg-config --modversion ftb)" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "ftb.pc has version '$(pkg-config --modversion ftb)'"
+src="$root/tests/install/classic_program.c"
+# shellcheck disable=SC2046
+gcc -std=c99 -Wall -Werror -o "$work/classic_shared" "$src" $(pkg-config --cflags --libs ftb)
+static_libs=$(pkg-config --static --libs-only-l ftb | sed 's/-lftb//')
+# shellcheck disable=SC2046,SC2086
+gcc -std=c99 -Wall -Werror -o "$work/classic_static" "$src" $(pkg-config --cflags ftb) \
+  "$prefix/lib/libftb.a" $static_libs
+ldd "$work/classic_static" | grep -q libftb && fail "classic_static still needs libftb.so"
+
+"$prefix/bin/ftb-agent" --ipc-endpoint "ipc://$work/agent.sock" --tcp-endpoint none \
+  --ready-file "$work/ready" --log-level warn &
+agent_pid=$!
+for _ in $(seq 1 1000); do [[ -e "$work/ready" ]] && break; sleep 0.01; done
+[[ -e "$work/ready" ]] || fail "the installed ftb-agent did not become ready"
+
+export FTB_AGENT_ENDPOINT="ipc://$work/agent.sock"
+out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/classic_shared") || fail "shared build exited $?"
+[[ "$out" == "received hello from 0.6.2 code" ]] || fail "shared build printed '$out'"
+out=$("$work/classic_static") || fail "static build exited $?"
+[[ "$out" == "received hello from 0.6.2 code" ]] || fail "static build printed '$out'"
+"$prefix/bin/ftbctl" --agent "$FTB_AGENT_ENDPOINT" history --json | grep -q CLASSIC_EVENT \
+  || fail "the installed ftbctl does not see the event in the agent's history"
+echo "install test passed"
