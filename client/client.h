@@ -53,8 +53,9 @@ struct ClientOptions {
   // Published events kept until the agent acknowledges them (re-sent after a
   // reconnect). publish() fails with kResourceExhausted when this is full.
   std::size_t publish_buffer_events = 1 << 17;
-  // Capacity of each polling subscription's queue; overflow is counted and
-  // reported by a kMissed notification, never dropped silently.
+  // Capacity of each polling subscription's queue, and of the queue of
+  // callbacks waiting to run; overflow is counted and reported by a kMissed
+  // notification, never dropped silently.
   std::size_t poll_queue_events = 1 << 17;
 };
 

@@ -349,7 +349,21 @@ void ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
   {
     std::lock_guard lock(dispatch_mu_);
     was_empty = dispatch_queue_.empty();
-    dispatch_queue_.emplace_back(id, std::move(notification));
+    if (notification.kind == Notification::Kind::kMissed) {
+      callback_missed_[id] += notification.missed;  // merged, handed out in order below
+    } else if (dispatch_queue_.size() >= options_.poll_queue_events) {
+      ++callback_missed_[id];  // a callback that cannot keep up: count, do not grow
+      ++stats_.missed;
+      return;
+    } else {
+      if (auto m = callback_missed_.find(id); m != callback_missed_.end()) {
+        dispatch_queue_.emplace_back(id, Notification{.kind = Notification::Kind::kMissed,
+                                                      .event = {}, .missed = m->second});
+        callback_missed_.erase(m);
+      }
+      dispatch_queue_.emplace_back(id, std::move(notification));
+    }
+    if (dispatch_queue_.empty() && !callback_missed_.empty()) was_empty = true;  // notice only
   }
   if (was_empty) dispatch_cv_.notify_one();  // a busy dispatcher drains without wake-ups
 }
@@ -358,9 +372,18 @@ void ClientImpl::dispatchLoop() {
   std::deque<std::pair<SubscriptionId, Notification>> batch;
   std::unique_lock lock(dispatch_mu_);
   while (true) {
-    dispatch_cv_.wait(lock, [&] { return !dispatch_queue_.empty() || stopping_.load(); });
-    if (dispatch_queue_.empty()) return;
+    dispatch_cv_.wait(lock, [&] {
+      return !dispatch_queue_.empty() || !callback_missed_.empty() || stopping_.load();
+    });
+    if (dispatch_queue_.empty() && callback_missed_.empty()) return;
     batch.swap(dispatch_queue_);
+    if (batch.empty()) {  // the queue drained with losses still untold
+      for (auto& [id, count] : callback_missed_) {
+        batch.emplace_back(id, Notification{.kind = Notification::Kind::kMissed, .event = {},
+                                            .missed = count});
+      }
+      callback_missed_.clear();
+    }
     lock.unlock();
     for (auto& [id, notification] : batch) {
       NotificationCallback callback;

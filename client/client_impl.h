@@ -95,6 +95,7 @@ class ClientImpl final : public Client {
 
   // Dispatch thread.
   void dispatchLoop();
+  // Called with mu_ held (it counts losses in stats_).
   void enqueueCallback(SubscriptionId id, Notification notification);
 
   const ClientOptions options_;
@@ -141,7 +142,8 @@ class ClientImpl final : public Client {
 
   std::mutex dispatch_mu_;
   std::condition_variable dispatch_cv_;
-  std::deque<std::pair<SubscriptionId, Notification>> dispatch_queue_;
+  std::deque<std::pair<SubscriptionId, Notification>> dispatch_queue_;  // bounded
+  std::map<SubscriptionId, uint64_t> callback_missed_;  // lost while dispatch_queue_ was full
 };
 
 }  // namespace ftb
