@@ -14,16 +14,6 @@
 
 #define WAIT_MS 10000
 
-static FTB_client_handle_t connect_client(const char *space, const char *name, const char *style,
-                                          int queue_len) {
-    FTB_client_t info;
-    FTB_client_handle_t handle;
-    memset(&handle, 0, sizeof handle);
-    ftb05_client_info(&info, space, name, "job7", style, queue_len);
-    CHECK_RC(FTB_Connect(&info, &handle), FTB_SUCCESS);
-    return handle;
-}
-
 static void declare(FTB_client_handle_t handle, const char *name, const char *severity) {
     FTB_event_info_t info;
     memset(&info, 0, sizeof info);
@@ -92,7 +82,7 @@ static void connect_validation(void) {
 }
 
 static void declare_validation(void) {
-    FTB_client_handle_t h = connect_client("FTB.TEST.DECL", "d", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t h = ftb05_connect("FTB.TEST.DECL", "d", "job7", "FTB_SUBSCRIPTION_NONE", 0);
     FTB_client_handle_t bad = h;
     FTB_event_info_t ev[4];
     FTB_event_handle_t eh;
@@ -146,7 +136,7 @@ static void declare_validation(void) {
 }
 
 static void publish_validation(void) {
-    FTB_client_handle_t h = connect_client("FTB.TEST.PUBV", "p", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t h = ftb05_connect("FTB.TEST.PUBV", "p", "job7", "FTB_SUBSCRIPTION_NONE", 0);
     FTB_client_handle_t bad = h;
     FTB_event_properties_t props;
     FTB_event_handle_t eh;
@@ -187,9 +177,9 @@ static void publish_validation(void) {
 static int on_second(FTB_receive_event_t *event, void *arg);
 
 static void subscribe_validation(void) {
-    FTB_client_handle_t poller = connect_client("FTB.TEST.SUBV", "poller", "FTB_SUBSCRIPTION_POLLING", 0);
-    FTB_client_handle_t notifier = connect_client("FTB.TEST.SUBV2", "notifier", "FTB_SUBSCRIPTION_NOTIFY", 0);
-    FTB_client_handle_t none = connect_client("FTB.TEST.SUBV3", "none", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t poller = ftb05_connect("FTB.TEST.SUBV", "poller", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t notifier = ftb05_connect("FTB.TEST.SUBV2", "notifier", "job7", "FTB_SUBSCRIPTION_NOTIFY", 0);
+    FTB_client_handle_t none = ftb05_connect("FTB.TEST.SUBV3", "none", "job7", "FTB_SUBSCRIPTION_NONE", 0);
     FTB_client_handle_t bad = poller;
     FTB_subscribe_handle_t sh;
     int (*cb)(FTB_receive_event_t *, void *) = NULL;
@@ -266,8 +256,8 @@ static void subscribe_validation(void) {
 }
 
 static void polling_delivery(void) {
-    FTB_client_handle_t pub = connect_client("FTB.Test.Pub", "pubber", "FTB_SUBSCRIPTION_NONE", 0);
-    FTB_client_handle_t sub = connect_client("FTB.TEST.POLL", "poller", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t pub = ftb05_connect("FTB.Test.Pub", "pubber", "job7", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t sub = ftb05_connect("FTB.TEST.POLL", "poller", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     FTB_subscribe_handle_t by_space, by_name, by_job, unrelated, bad;
     FTB_event_properties_t props;
     FTB_event_handle_t eh;
@@ -324,8 +314,8 @@ static void polling_delivery(void) {
 }
 
 static void polling_queue_overflow(void) {
-    FTB_client_handle_t pub = connect_client("FTB.TEST.FLOOD", "pub", "FTB_SUBSCRIPTION_NONE", 0);
-    FTB_client_handle_t sub = connect_client("FTB.TEST.SINK", "sink", "FTB_SUBSCRIPTION_POLLING", 3);
+    FTB_client_handle_t pub = ftb05_connect("FTB.TEST.FLOOD", "pub", "job7", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t sub = ftb05_connect("FTB.TEST.SINK", "sink", "job7", "FTB_SUBSCRIPTION_POLLING", 3);
     FTB_subscribe_handle_t data, marker;
     FTB_event_handle_t eh;
     FTB_receive_event_t ev;
@@ -354,7 +344,7 @@ static void polling_queue_overflow(void) {
 }
 
 static void unsubscribe_behaviour(void) {
-    FTB_client_handle_t c = connect_client("FTB.TEST.UNSUB", "u", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t c = ftb05_connect("FTB.TEST.UNSUB", "u", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     FTB_subscribe_handle_t sh, copy, marker;
     FTB_event_handle_t eh;
     FTB_receive_event_t ev;
@@ -425,8 +415,8 @@ static int on_disconnect_self(FTB_receive_event_t *event, void *arg) {
 }
 
 static void callback_delivery(void) {
-    FTB_client_handle_t pub = connect_client("FTB.TEST.CBPUB", "pub", "FTB_SUBSCRIPTION_NONE", 0);
-    FTB_client_handle_t both = connect_client("FTB.TEST.CBSUB", "both", "FTB_SUBSCRIPTION_BOTH", 0);
+    FTB_client_handle_t pub = ftb05_connect("FTB.TEST.CBPUB", "pub", "job7", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t both = ftb05_connect("FTB.TEST.CBSUB", "both", "job7", "FTB_SUBSCRIPTION_BOTH", 0);
     FTB_subscribe_handle_t first, second, polled;
     FTB_event_handle_t eh;
     FTB_receive_event_t ev;
@@ -473,7 +463,7 @@ static void callback_delivery(void) {
     /* Disconnecting a client from inside its own callback. */
     {
         FTB_client_handle_t notify =
-            connect_client("FTB.TEST.CBSELF", "self", "FTB_SUBSCRIPTION_NOTIFY", 0);
+            ftb05_connect("FTB.TEST.CBSELF", "self", "job7", "FTB_SUBSCRIPTION_NOTIFY", 0);
         FTB_subscribe_handle_t sh;
         cb_disconnect_target = notify;
         REQUIRE_RC(FTB_Subscribe(&sh, notify, "event_name=TOCK", on_disconnect_self, NULL),
@@ -489,8 +479,8 @@ static void callback_delivery(void) {
 }
 
 static void responses_and_handles(void) {
-    FTB_client_handle_t requester = connect_client("FTB.TEST.REQ", "req", "FTB_SUBSCRIPTION_POLLING", 0);
-    FTB_client_handle_t responder = connect_client("FTB.TEST.RESP", "resp", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t requester = ftb05_connect("FTB.TEST.REQ", "req", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t responder = ftb05_connect("FTB.TEST.RESP", "resp", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     FTB_subscribe_handle_t requests, responses;
     FTB_event_handle_t sent, received, echoed, other;
     FTB_event_properties_t props;
@@ -538,8 +528,8 @@ static void responses_and_handles(void) {
 }
 
 static void lookup_after_disconnect(void) {
-    FTB_client_handle_t a = connect_client("FTB.TEST.LOOKA", "a", "FTB_SUBSCRIPTION_POLLING", 0);
-    FTB_client_handle_t b = connect_client("FTB.TEST.LOOKB", "b", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t a = ftb05_connect("FTB.TEST.LOOKA", "a", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t b = ftb05_connect("FTB.TEST.LOOKB", "b", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     FTB_client_handle_t stranger = a, bad = a;
     FTB_subscribe_handle_t sh;
     FTB_event_handle_t eh;
@@ -568,13 +558,13 @@ static void lookup_after_disconnect(void) {
     CHECK_RC(FTB_Declare_publishable_events(a, NULL, NULL, 0), FTB_ERR_GENERAL);
     CHECK_RC(FTB_Disconnect(b), FTB_ERR_GENERAL);
     /* And starts afresh. */
-    a = connect_client("FTB.TEST.LOOKA", "a", "FTB_SUBSCRIPTION_POLLING", 0);
+    a = ftb05_connect("FTB.TEST.LOOKA", "a", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     CHECK_RC(FTB_Disconnect(a), FTB_SUCCESS);
 }
 
 /* Connects through the TCP port only, publishes to itself and polls it back. */
 static void self_round_trip(const char *space) {
-    FTB_client_handle_t c = connect_client(space, "tcp", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t c = ftb05_connect(space, "tcp", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     FTB_subscribe_handle_t sh;
     FTB_event_handle_t eh;
     FTB_receive_event_t ev;
@@ -616,7 +606,7 @@ static void agent_port_and_config_file(void) {
 }
 
 static void native_publishers(void) {
-    FTB_client_handle_t c = connect_client("FTB.TEST.NATIVE", "n", "FTB_SUBSCRIPTION_POLLING", 0);
+    FTB_client_handle_t c = ftb05_connect("FTB.TEST.NATIVE", "n", "job7", "FTB_SUBSCRIPTION_POLLING", 0);
     FTB_subscribe_handle_t sh;
     FTB_receive_event_t ev;
     char big[500];

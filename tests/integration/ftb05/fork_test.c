@@ -17,15 +17,6 @@
 
 #define WAIT_MS 10000
 
-static FTB_client_handle_t connect_client(const char *space, const char *name, const char *style) {
-    FTB_client_t info;
-    FTB_client_handle_t h;
-    memset(&h, 0, sizeof h);
-    ftb05_client_info(&info, space, name, "", style, 0);
-    CHECK_RC(FTB_Connect(&info, &h), FTB_SUCCESS);
-    return h;
-}
-
 static void declare(FTB_client_handle_t h, const char *name) {
     FTB_event_info_t info;
     memset(&info, 0, sizeof info);
@@ -56,7 +47,7 @@ static int on_response(FTB_receive_event_t *event, void *arg) {
 
 /* The child: a NOTIFY client that publishes a request and waits for the answer. */
 static int child(int go_fd) {
-    FTB_client_handle_t h = connect_client("FTB.FORK.CHILD", "child", "FTB_SUBSCRIPTION_NOTIFY");
+    FTB_client_handle_t h = ftb05_connect("FTB.FORK.CHILD", "child", "", "FTB_SUBSCRIPTION_NOTIFY", 0);
     FTB_subscribe_handle_t sh;
     FTB_event_properties_t props;
     FTB_event_handle_t sent, echoed;
@@ -108,7 +99,7 @@ static void two_processes_exchange_events(void) {
         _exit(child(go[0]));
     }
     close(go[0]);
-    h = connect_client("FTB.FORK.PARENT", "parent", "FTB_SUBSCRIPTION_POLLING");
+    h = ftb05_connect("FTB.FORK.PARENT", "parent", "", "FTB_SUBSCRIPTION_POLLING", 0);
     declare(h, "RESPONSE");
     CHECK_RC(FTB_Subscribe(&sh, h, "event_space=ftb.fork.child, event_name=all", NULL, NULL),
              FTB_SUCCESS);

@@ -15,15 +15,6 @@
 
 #define WAIT_MS 10000
 
-static FTB_client_handle_t connect_client(const char *space, const char *name, const char *style) {
-    FTB_client_t info;
-    FTB_client_handle_t h;
-    memset(&h, 0, sizeof h);
-    ftb05_client_info(&info, space, name, "", style, 0);
-    CHECK_RC(FTB_Connect(&info, &h), FTB_SUCCESS);
-    return h;
-}
-
 static volatile int callback_count;
 static char callback_tag[16];
 
@@ -37,8 +28,8 @@ static int on_event(FTB_receive_event_t *event, void *arg) {
 }
 
 static void tags_travel_with_events(void) {
-    FTB_client_handle_t a = connect_client("FTB.TAG.A", "a", "FTB_SUBSCRIPTION_BOTH");
-    FTB_client_handle_t b = connect_client("FTB.TAG.B", "b", "FTB_SUBSCRIPTION_NONE");
+    FTB_client_handle_t a = ftb05_connect("FTB.TAG.A", "a", "", "FTB_SUBSCRIPTION_BOTH", 0);
+    FTB_client_handle_t b = ftb05_connect("FTB.TAG.B", "b", "", "FTB_SUBSCRIPTION_NONE", 0);
     FTB_subscribe_handle_t polled, notified;
     FTB_event_info_t info;
     FTB_event_handle_t sent, got;
@@ -97,8 +88,8 @@ static void tags_travel_with_events(void) {
 }
 
 static void tag_ownership_and_space(void) {
-    FTB_client_handle_t a = connect_client("FTB.TAG.OWNA", "a", "FTB_SUBSCRIPTION_NONE");
-    FTB_client_handle_t b = connect_client("FTB.TAG.OWNB", "b", "FTB_SUBSCRIPTION_NONE");
+    FTB_client_handle_t a = ftb05_connect("FTB.TAG.OWNA", "a", "", "FTB_SUBSCRIPTION_NONE", 0);
+    FTB_client_handle_t b = ftb05_connect("FTB.TAG.OWNB", "b", "", "FTB_SUBSCRIPTION_NONE", 0);
     FTB_client_handle_t bad = a;
     char big[200];
     int i;

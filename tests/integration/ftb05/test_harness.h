@@ -121,4 +121,16 @@ static inline void ftb05_client_info(FTB_client_t *info, const char *space, cons
     info->client_polling_queue_len = queue_len;
 }
 
+/* Connects a client, failing the current check when FTB_Connect does not succeed. */
+static inline FTB_client_handle_t ftb05_connect(const char *space, const char *name,
+                                                const char *jobid, const char *style,
+                                                int queue_len) {
+    FTB_client_t info;
+    FTB_client_handle_t handle;
+    memset(&handle, 0, sizeof handle);
+    ftb05_client_info(&info, space, name, jobid, style, queue_len);
+    CHECK_RC(FTB_Connect(&info, &handle), FTB_SUCCESS);
+    return handle;
+}
+
 #endif /* FTB05_TEST_HARNESS_H */
