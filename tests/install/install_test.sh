@@ -25,13 +25,18 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 pkg-config --exists ftb || fail "pkg-config does not find ftb"
 [[ "$(pkg-config --modversion ftb)" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "ftb.pc has version '$(pkg-config --modversion ftb)'"
 src="$root/tests/install/classic_program.c"
+# Under `bazel test --config=asan` the installed libraries are instrumented.
+sanitize=""
+if [[ $(nm -A "$prefix/lib/libftb.a" 2>/dev/null | grep -c __asan_) -gt 0 ]]; then sanitize="-fsanitize=address,undefined"; fi
 # shellcheck disable=SC2046
-gcc -std=c99 -Wall -Werror -o "$work/classic_shared" "$src" $(pkg-config --cflags --libs ftb)
+# shellcheck disable=SC2086
+gcc -std=c99 -Wall -Werror $sanitize -o "$work/classic_shared" "$src" $(pkg-config --cflags --libs ftb)
 static_libs=$(pkg-config --static --libs-only-l ftb | sed 's/-lftb//')
 # shellcheck disable=SC2046,SC2086
-gcc -std=c99 -Wall -Werror -o "$work/classic_static" "$src" $(pkg-config --cflags ftb) \
+gcc -std=c99 -Wall -Werror $sanitize -o "$work/classic_static" "$src" $(pkg-config --cflags ftb) \
   "$prefix/lib/libftb.a" $static_libs
-ldd "$work/classic_static" | grep -q libftb && fail "classic_static still needs libftb.so"
+# grep -c reads everything: with pipefail, an early-exiting grep -q would fail the pipe.
+[[ $(ldd "$work/classic_static" | grep -c libftb) -eq 0 ]] || fail "classic_static still needs libftb.so"
 
 "$prefix/bin/ftb-agent" --ipc-endpoint "ipc://$work/agent.sock" --tcp-endpoint none \
   --ready-file "$work/ready" --log-level warn &
@@ -44,6 +49,6 @@ out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/classic_shared") || fail "shared buil
 [[ "$out" == "received hello from 0.6.2 code" ]] || fail "shared build printed '$out'"
 out=$("$work/classic_static") || fail "static build exited $?"
 [[ "$out" == "received hello from 0.6.2 code" ]] || fail "static build printed '$out'"
-"$prefix/bin/ftbctl" --agent "$FTB_AGENT_ENDPOINT" history --json | grep -q CLASSIC_EVENT \
+[[ $("$prefix/bin/ftbctl" --agent "$FTB_AGENT_ENDPOINT" history --json | grep -c CLASSIC_EVENT) -gt 0 ]] \
   || fail "the installed ftbctl does not see the event in the agent's history"
 echo "install test passed"
