@@ -122,7 +122,6 @@ class ClientImpl final : public Client {
   bool hello_done_ = false;   // connected and registered with the agent
   bool hello_sent_ = false;
   Status hello_error_;  // the agent refused our Hello (bad event space ...)
-  Clock::time_point hello_sent_at_;
   uint64_t hello_request_ = 0;
   uint64_t max_payload_ = 64 * 1024;
   std::chrono::milliseconds heartbeat_interval_{1000};

@@ -165,7 +165,6 @@ bool ClientImpl::sayHello() {
     std::lock_guard lock(mu_);
     hello_done_ = false;
     hello_sent_ = true;
-    hello_sent_at_ = Clock::now();
     hello_request_ = next_request_++;
     envelope.set_request_id(hello_request_);
     auto* hello = envelope.mutable_hello();
