@@ -1,0 +1,75 @@
+// ftb-ipmi: node health monitor. Parses the configuration, connects to the
+// ftb-agent, runs the Monitor until SIGINT/SIGTERM. Everything else lives in
+// the ipmi library.
+#include <signal.h>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "client/client.h"
+#include "components/ipmi/config.h"
+#include "components/ipmi/event_sink.h"
+#include "components/ipmi/events.h"
+#include "components/ipmi/monitor.h"
+
+int main(int argc, char** argv) {
+  ftb::ipmi::MonitorConfig config;
+  CLI::App app{
+      "ftb-ipmi: watches BMCs (this node's in-band, or many over IPMI LAN 2.0) and publishes\n"
+      "node-health events (FTB.IPMI.<component>) on the fault tolerance backplane.\n"
+      "Runs with embedded defaults; every option can also be set in the file given by\n"
+      "--config (key = value, same names without dashes).",
+      "ftb-ipmi"};
+  app.set_config("--config", "", "Read options from this file (INI/TOML key = value)");
+  app.set_version_flag("--version", "ftb-ipmi 0.1.0");
+  ftb::ipmi::addMonitorOptions(app, config);
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+
+  if (ftb::Status s = ftb::ipmi::validateConfig(config); !s.ok()) {
+    std::cerr << "ftb-ipmi: " << s.message() << "\n";
+    return 2;
+  }
+  if (config.bmc.empty() && !ftb::ipmi::hasInbandDevice(config)) {
+    // A node without a BMC is a normal answer, not an error (STYLE.md).
+    spdlog::info("no BMC on this node ({} not found) and no --bmc given: nothing to watch",
+                 config.inband_device);
+    return 0;
+  }
+
+  // Signals are taken by sigwait() below, so no thread is interrupted by them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto client = ftb::Client::connect({.event_space = "FTB.IPMI." + config.component,
+                                      .client_name = "ftb-ipmi",
+                                      .agent_endpoint = config.agent_endpoint});
+  if (!client.ok()) {
+    std::cerr << "ftb-ipmi: cannot reach the ftb-agent: " << client.status().toString() << "\n";
+    return 1;
+  }
+  if (ftb::Status s = (*client)->declare(ftb::ipmi::eventDeclarations()); !s.ok()) {
+    std::cerr << "ftb-ipmi: declaring events: " << s.toString() << "\n";
+    return 1;
+  }
+  ftb::ipmi::SdkEventSink sink(**client);
+  auto monitor = ftb::ipmi::Monitor::create(config, sink);
+  if (!monitor.ok()) {
+    std::cerr << "ftb-ipmi: " << monitor.status().message() << "\n";
+    return 2;
+  }
+  spdlog::info("watching {} BMC(s), sweep every {} ms", (*monitor)->watcherCount(),
+               config.interval_ms);
+  (*monitor)->start();
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("signal {}: stopping", sig);
+  (*monitor)->stop();
+  (void)(*client)->disconnect();
+  return 0;
+}
