@@ -153,6 +153,10 @@ struct Filter::Clause {
       case Field::kHostName: value = event.id().origin().host(); break;
       case Field::kClientName: value = event.client_name(); break;
     }
+    return matchesText(value);
+  }
+
+  bool matchesText(std::string_view value) const {
     bool included = include.empty();
     for (const auto& alt : include) {
       if (matchesValue(alt, value)) {
@@ -343,10 +347,18 @@ Status parseElement(std::string_view element, std::array<Builder, kKeys.size()>&
   return Status::okStatus();
 }
 
+// Whether an element that parsed is about event_space.
+bool isEventSpaceElement(std::string_view element) {
+  std::string key(trim(element.substr(0, element.find_first_of("=!<>"))));
+  for (char& c : key) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return key == "event_space";
+}
+
 }  // namespace
 
 Result<Filter> Filter::parse(std::string_view text) {
   std::array<Builder, kKeys.size()> builders;
+  std::string space_part;
   if (!trim(text).empty()) {
     std::size_t start = 0;
     while (true) {
@@ -358,6 +370,10 @@ Result<Filter> Filter::parse(std::string_view text) {
                                std::string(text) + "'; expected key=value");
       }
       if (Status s = parseElement(element, builders); !s.ok()) return s;
+      if (isEventSpaceElement(element)) {
+        if (!space_part.empty()) space_part += ", ";
+        space_part += element;
+      }
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
@@ -365,6 +381,7 @@ Result<Filter> Filter::parse(std::string_view text) {
 
   Filter filter;
   filter.text_ = std::string(text);
+  filter.event_space_text_ = std::move(space_part);
   // Severity first: the cheapest test, and often the most selective.
   for (std::size_t i : {1, 0, 4, 2, 3, 5}) {
     Builder& b = builders[i];
@@ -383,6 +400,13 @@ Result<Filter> Filter::parse(std::string_view text) {
     filter.clauses_.push_back(std::make_shared<const Clause>(std::move(b.clause)));
   }
   return filter;
+}
+
+bool Filter::matchesEventSpace(std::string_view space) const {
+  for (const auto& clause : clauses_) {
+    if (clause->field == Field::kEventSpace && !clause->matchesText(space)) return false;
+  }
+  return true;
 }
 
 bool Filter::matches(const proto::Event& event) const {

@@ -28,12 +28,19 @@ class Filter {
   static Result<Filter> parse(std::string_view text);
 
   bool matches(const proto::Event& event) const;
+  // Whether the event_space part alone accepts `space` (other keys ignored):
+  // agents route between themselves on this, and finish matching at the end.
+  bool matchesEventSpace(std::string_view space) const;
   const std::string& text() const { return text_; }
+  // The event_space elements of text() alone ("" when there are none): a filter
+  // that accepts what matchesEventSpace() accepts.
+  const std::string& eventSpaceText() const { return event_space_text_; }
 
   struct Clause;  // one key's alternatives; defined in filter.cc
 
  private:
   std::string text_;
+  std::string event_space_text_;
   std::vector<std::shared_ptr<const Clause>> clauses_;  // all must match
 };
 

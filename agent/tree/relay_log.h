@@ -1,0 +1,70 @@
+// What an agent remembers of the events that passed through it: per publisher,
+// the sequences it has (a range with holes, so a duplicate a repair causes is
+// dropped while a late gap-filler is let through), and a bounded window of
+// recent events, replayed to a side of the tree that missed them while a link
+// was down.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/tree/interest.h"
+#include "agent/tree/tree_messages.h"
+
+namespace ftb::tree {
+
+class RelayLog {
+ public:
+  RelayLog(std::size_t max_events, Nanos max_age) : max_events_(max_events), max_age_(max_age) {}
+
+  // Records an event that arrived from `from` ("" for a local publisher).
+  // False when it is a duplicate.
+  bool admit(const TreeEvent& event, const std::string& from, Nanos now);
+  void prune(Nanos now);
+
+  // What this agent has of each publisher whose namespace `interest` covers,
+  // extended with what the side beyond (`beyond`, as it reported) still needs:
+  // its gaps, and the stretch between its highest and the first this agent saw.
+  SeenVector report(const InterestMatcher& interest, const SeenVector& beyond) const;
+
+  // Retained events the other side of a link lacks, oldest first: those its
+  // interest covers, that did not come from it, beyond its highest or in its
+  // gaps; events of publishers it never saw if they arrived within `window`.
+  // Nothing when the window is zero (no repair).
+  std::vector<TreeEvent> missing(const InterestMatcher& interest, const SeenVector& their_seen,
+                                 Nanos window, Nanos now, const std::string& not_from) const;
+
+  std::size_t retained() const { return events_.size(); }
+  uint64_t duplicates() const { return duplicates_; }
+
+ private:
+  struct Sequence {
+    uint64_t low = 0;  // first sequence seen (replays may lower it)
+    uint64_t high = 0;
+    std::vector<SeqRange> holes;
+    std::string event_space;
+    Nanos updated{};
+  };
+  struct Entry {
+    TreeEvent event;
+    std::string from;
+    Nanos arrived{};
+  };
+  bool admitSequence(Sequence& s, uint64_t seq);
+  std::size_t max_events_;
+  Nanos max_age_;
+  std::unordered_map<std::string, Sequence> sequences_;
+  std::deque<Entry> events_;
+  uint64_t duplicates_ = 0;
+};
+
+// Range helpers (sorted, disjoint inclusive ranges).
+bool contains(const std::vector<SeqRange>& ranges, uint64_t value);
+void addRange(std::vector<SeqRange>& ranges, SeqRange range);
+void removeValue(std::vector<SeqRange>& ranges, uint64_t value);
+
+}  // namespace ftb::tree

@@ -1,0 +1,533 @@
+// TreeNode membership: joining, heartbeats, repair, root election, merging.
+//
+// Why the tree cannot grow a cycle: a node attaches only below a node whose
+// path (root first) holds neither itself nor a node it knows to be dead, and
+// an orphan tries its own ancestors first, which can never lie in its subtree.
+// Concurrent repairs can still race; a node that finds itself in its parent's
+// path cuts the link and joins again, so a cycle lives at most a few heartbeats.
+// Why two trees merge and never swap: the tree whose root has the larger key
+// (later start) always joins the other.
+#include "agent/tree/tree_node.h"
+
+#include <algorithm>
+
+namespace ftb::tree {
+namespace {
+
+constexpr int kMaxRedirects = 32;
+constexpr int kMaxNotReadyRetries = 8;
+constexpr std::size_t kMaxKnownPeers = 64;
+constexpr std::size_t kRedirectChoices = 3;
+
+}  // namespace
+
+TreeNode::TreeNode(NodeRef self, TreeConfig config, TreeTransport& transport, TreeHost& host,
+                   uint64_t random_seed)
+    : self_(std::move(self)),
+      config_(std::move(config)),
+      transport_(transport),
+      host_(host),
+      random_(random_seed),
+      relay_(config_.retention_events, config_.retention_age),
+      local_order_(config_.reorder_timeout) {
+  path_ = {self_};
+  for (const std::string& seed : config_.seeds) {
+    if (seed != self_.address &&
+        std::find(known_peers_.begin(), known_peers_.end(), seed) == known_peers_.end()) {
+      known_peers_.push_back(seed);
+    }
+  }
+  seed_count_ = known_peers_.size();
+}
+
+void TreeNode::send(const std::string& to, TreeBody body) {
+  transport_.send(to, TreeMessage{self_, std::move(body)});
+}
+
+void TreeNode::start(Nanos now) {
+  std::vector<std::string> seeds = known_peers_;
+  std::shuffle(seeds.begin(), seeds.end(), random_);  // spread first joins over the seeds
+  std::deque<Candidate> candidates;
+  for (auto& s : seeds) candidates.push_back({s});
+  next_heartbeat_at_ = now;
+  beginJoin(std::move(candidates), /*repair=*/false, now);
+}
+
+std::optional<NodeRef> TreeNode::parent() const {
+  if (parent_address_.empty()) return std::nullopt;
+  return links_.at(parent_address_).node;
+}
+
+std::vector<NodeRef> TreeNode::children() const {
+  std::vector<NodeRef> out;
+  for (const auto& [address, link] : links_) {
+    if (!link.is_parent) out.push_back(link.node);
+  }
+  return out;
+}
+
+uint32_t TreeNode::subtreeSize() const {
+  uint32_t size = 1;
+  for (const auto& [address, link] : links_) {
+    if (!link.is_parent) size += link.subtree_size;
+  }
+  return size;
+}
+
+std::vector<TreeNode::LinkView> TreeNode::links(Nanos now) const {
+  std::vector<LinkView> out;
+  for (const auto& [address, link] : links_) {
+    out.push_back({link.node, link.is_parent, link.rtt, now - link.last_heard, link.subtree_size});
+  }
+  return out;
+}
+
+TreeNode::Stats TreeNode::stats() const {
+  Stats s = stats_;
+  s.duplicates_suppressed = relay_.duplicates();
+  return s;
+}
+
+bool TreeNode::inPath(const std::string& address) const {
+  return std::any_of(path_.begin(), path_.end(), [&](const NodeRef& n) { return n.address == address; });
+}
+
+bool TreeNode::knownDead(const NodeRef& node, Nanos now) const {
+  auto it = dead_.find(node.address);
+  return it != dead_.end() && it->second.second > now && it->second.first.sameNode(node);
+}
+
+void TreeNode::remember(const NodeRef& peer) {
+  if (peer.address == self_.address) return;
+  if (std::find(known_peers_.begin(), known_peers_.end(), peer.address) != known_peers_.end()) return;
+  if (known_peers_.size() >= kMaxKnownPeers) {
+    // Seeds stay; the oldest remembered peer makes room.
+    const std::size_t first_learned = std::min(seed_count_, known_peers_.size() - 1);
+    known_peers_.erase(known_peers_.begin() + static_cast<std::ptrdiff_t>(first_learned));
+  }
+  known_peers_.push_back(peer.address);
+}
+
+TreeNode::Link* TreeNode::linkFrom(const NodeRef& from, Nanos now) {
+  auto it = links_.find(from.address);
+  if (it == links_.end()) return nullptr;
+  if (!it->second.node.sameNode(from)) {
+    // The peer restarted at the same address: the old incarnation is gone.
+    dropLink(from.address, "it restarted", now);
+    return nullptr;
+  }
+  it->second.last_heard = now;
+  return &it->second;
+}
+
+void TreeNode::onMessage(const TreeMessage& message, Nanos now) {
+  const NodeRef& from = message.from;
+  if (from.address == self_.address) return;
+  if (const auto* m = std::get_if<JoinRequest>(&message.body)) return onJoinRequest(from, *m, now);
+  if (const auto* m = std::get_if<JoinReply>(&message.body)) return onJoinReply(from, *m, now);
+  if (const auto* m = std::get_if<Probe>(&message.body)) return onProbe(from, *m);
+  if (const auto* m = std::get_if<ProbeReply>(&message.body)) return onProbeReply(from, *m, now);
+  if (std::holds_alternative<MergeInvite>(message.body)) return onMergeInvite(from, now);
+  if (const auto* m = std::get_if<Leave>(&message.body)) return onLeave(from, *m, now);
+
+  // The rest travels only on links.
+  Link* link = linkFrom(from, now);
+  if (link == nullptr) {
+    // They think we are linked and we do not: tell them, so they repair.
+    send(from.address, Leave{"not linked to " + self_.address});
+    return;
+  }
+  if (const auto* m = std::get_if<Heartbeat>(&message.body)) return onHeartbeat(*link, *m, now);
+  if (const auto* m = std::get_if<InterestUpdate>(&message.body)) return onInterestUpdate(*link, *m, now);
+  if (const auto* m = std::get_if<EventBatch>(&message.body)) return onEvents(*link, *m, now);
+}
+
+// ---- joining ----
+
+void TreeNode::beginJoin(std::deque<Candidate> candidates, bool repair, Nanos now) {
+  state_ = State::kJoining;
+  candidates_ = std::move(candidates);
+  pending_.reset();
+  redirects_ = 0;
+  join_repair_ = repair;
+  next_attempt_at_ = now;
+  tryNextCandidate(now);
+}
+
+void TreeNode::tryNextCandidate(Nanos now) {
+  pending_.reset();
+  while (!candidates_.empty()) {
+    Candidate c = candidates_.front();
+    candidates_.pop_front();
+    if (c.address == self_.address || links_.count(c.address) != 0) continue;
+    if (auto d = dead_.find(c.address); d != dead_.end() && d->second.second > now) continue;
+    pending_ = PendingJoin{c.address, ++attempts_,
+                           now + std::max(2 * config_.heartbeat_interval, config_.link_timeout / 2)};
+    join_interest_ = interestFor(parent_address_);  // our whole side: local + children
+    // A repair replays what was published since this side split off and what
+    // was in flight then. Two trees meeting replay all they retain: each part
+    // may have been cut off for as long as its root can remember.
+    join_window_ = Nanos(0);
+    if (merging_ || (join_repair_ && !orphaned_at_)) {
+      join_window_ = config_.retention_age;
+    } else if (join_repair_) {
+      join_window_ = std::min(now - *orphaned_at_ + config_.link_timeout + config_.replay_margin,
+                              config_.retention_age);
+    }
+    JoinRequest request{.attempt = pending_->attempt,
+                        .replay_window = join_window_,
+                        .lost_parent = lost_parent_,
+                        .interest = join_interest_,
+                        .seen = {}};
+    InterestMatcher ours;
+    ours.assign(join_interest_);
+    request.seen = relay_.report(ours, {});
+    send(c.address, std::move(request));
+    return;
+  }
+  becomeRoot(now);
+}
+
+void TreeNode::becomeRoot(Nanos now) {
+  const bool was_repair = orphaned_at_.has_value();
+  const bool was_root = state_ == State::kRoot || merging_;
+  state_ = State::kRoot;
+  path_ = {self_};
+  pending_.reset();
+  merging_ = false;
+  std::uniform_int_distribution<int64_t> jitter(0, config_.probe_interval.count());
+  next_probe_at_ = now + config_.probe_interval / 2 + Nanos(jitter(random_));
+  if (was_root) return;  // a merge attempt found no taker: still the same root
+  TopologyChange change{TopologyChange::Kind::kBecameRoot, self_, Nanos(0), ""};
+  if (was_repair) {
+    change.repair_time = now - *orphaned_at_;
+    change.detail = "no live ancestor or older sibling: this agent is now a root";
+    ++stats_.repairs;
+    stats_.last_repair_time = change.repair_time;
+    orphaned_at_.reset();
+  }
+  host_.topologyChanged(change);
+}
+
+void TreeNode::onJoinRequest(const NodeRef& from, const JoinRequest& request, Nanos now) {
+  auto refuse = [&](std::string reason) {
+    send(from.address, JoinReply{.attempt = request.attempt,
+                                 .result = JoinReply::Result::kRefused,
+                                 .reason = std::move(reason)});
+  };
+  if (state_ == State::kJoining) {
+    // Agents booting together would each wait for the other: on a first join
+    // the older one founds a tree and the younger joins it (merging later
+    // joins any tree found meanwhile).
+    if (!ever_attached_ && !join_repair_ && !merging_ && keyOf(self_) < keyOf(from)) {
+      becomeRoot(now);
+    } else {
+      return refuse("not ready: joining a tree itself");
+    }
+  }
+  if (inPath(from.address)) return refuse("cycle: you are on my path to the root");
+  if (pending_ && pending_->address == from.address) return refuse("crossing: I am asking to join you");
+  if (auto it = links_.find(from.address); it != links_.end()) {
+    if (it->second.is_parent) return refuse("cycle: you are my parent");
+    if (it->second.node.sameNode(from)) {
+      dropLink(from.address, "it joined again", now);  // lost our reply, or restarted its repair
+    } else {
+      dropLink(from.address, "it restarted", now);
+    }
+  }
+  std::vector<const Link*> children;
+  for (const auto& [address, link] : links_) {
+    if (!link.is_parent) children.push_back(&link);
+  }
+  if (children.size() < config_.fan_out) return acceptChild(from, request, now);
+
+  // Full: send it down toward the smallest subtrees, never to the parent it lost.
+  std::sort(children.begin(), children.end(), [](const Link* a, const Link* b) {
+    return a->subtree_size < b->subtree_size;
+  });
+  JoinReply reply{.attempt = request.attempt, .result = JoinReply::Result::kRedirect};
+  for (const Link* child : children) {
+    if (child->node.sameNode(request.lost_parent)) continue;
+    reply.redirect.push_back(child->node);
+    if (reply.redirect.size() == kRedirectChoices) break;
+  }
+  if (reply.redirect.empty()) return refuse("full");
+  send(from.address, std::move(reply));
+}
+
+void TreeNode::acceptChild(const NodeRef& from, const JoinRequest& request, Nanos now) {
+  Link& link = links_[from.address];
+  link = Link{};
+  link.node = from;
+  link.last_heard = now;
+  link.interest.assign(request.interest);
+  link.sent_interest = interestFor(from.address);
+  InterestMatcher ours;
+  ours.assign(link.sent_interest);
+  send(from.address, JoinReply{.attempt = request.attempt,
+                               .result = JoinReply::Result::kAccepted,
+                               .path = path_,
+                               .interest = link.sent_interest,
+                               .seen = relay_.report(ours, {})});
+  remember(from);
+  replayTo(link, request.seen, request.replay_window, nullptr, now);
+  propagateInterest(from.address, request.seen, request.replay_window, now);
+  host_.topologyChanged({TopologyChange::Kind::kChildAttached, from, Nanos(0),
+                         request.replay_window > Nanos(0) ? "re-attached after a repair" : "joined"});
+}
+
+void TreeNode::onJoinReply(const NodeRef& from, const JoinReply& reply, Nanos now) {
+  const bool expected = state_ == State::kJoining && pending_ && pending_->attempt == reply.attempt &&
+                        pending_->address == from.address;
+  if (!expected) {
+    if (reply.result != JoinReply::Result::kAccepted) return;
+    auto it = links_.find(from.address);
+    if (it != links_.end() && it->second.is_parent && it->second.node.sameNode(from)) return;
+    // A late acceptance: undo it. If they are our child meanwhile, each side now
+    // holds the other as child; dropping the link on both sides resolves that,
+    // and probing merges whatever trees result.
+    send(from.address, Leave{"join no longer wanted"});
+    if (it != links_.end()) dropLink(from.address, "conflicting join", now);
+    return;
+  }
+  switch (reply.result) {
+    case JoinReply::Result::kAccepted: {
+      const bool stale = std::any_of(reply.path.begin(), reply.path.end(), [&](const NodeRef& n) {
+        return n.address == self_.address || knownDead(n, now);
+      });
+      if (stale || reply.path.empty()) {
+        send(from.address, Leave{"your path runs through me or a dead agent"});
+        return tryNextCandidate(now);
+      }
+      return attachTo(from, reply, now);
+    }
+    case JoinReply::Result::kRedirect:
+      if (++redirects_ <= kMaxRedirects) {
+        for (auto it = reply.redirect.rbegin(); it != reply.redirect.rend(); ++it) {
+          if (!knownDead(*it, now)) candidates_.push_front({it->address});
+        }
+      }
+      return tryNextCandidate(now);
+    case JoinReply::Result::kRefused:
+      if (reply.reason.rfind("not ready", 0) == 0 &&
+          ++not_ready_counts_[from.address] <= kMaxNotReadyRetries) {
+        // It is repairing too (a sibling that has not noticed yet): ask again shortly.
+        candidates_.push_front({from.address});
+        pending_.reset();
+        next_attempt_at_ = now + config_.heartbeat_interval;
+        return;
+      }
+      return tryNextCandidate(now);
+  }
+}
+
+void TreeNode::attachTo(const NodeRef& parent, const JoinReply& reply, Nanos now) {
+  Link& link = links_[parent.address];
+  link = Link{};
+  link.node = parent;
+  link.is_parent = true;
+  link.last_heard = now;
+  link.interest.assign(reply.interest);
+  link.sent_interest = join_interest_;
+  parent_address_ = parent.address;
+  path_ = reply.path;
+  path_.push_back(self_);
+  for (const NodeRef& n : reply.path) remember(n);
+  state_ = State::kAttached;
+  pending_.reset();
+  candidates_.clear();
+  not_ready_counts_.clear();
+  replayTo(link, reply.seen, join_window_, nullptr, now);
+  propagateInterest(parent.address, reply.seen, join_window_, now);
+
+  TopologyChange change{TopologyChange::Kind::kJoined, parent, Nanos(0), ""};
+  if (merging_) {
+    change.kind = TopologyChange::Kind::kMerged;
+    change.detail = "this tree joined the older tree of " + reply.path.front().address;
+    ++stats_.merges;
+  } else if (orphaned_at_) {
+    change.kind = TopologyChange::Kind::kReattached;
+    change.repair_time = now - *orphaned_at_;
+    ++stats_.repairs;
+    stats_.last_repair_time = change.repair_time;
+  }
+  merging_ = false;
+  orphaned_at_.reset();
+  lost_parent_ = NodeRef{};
+  ever_attached_ = true;
+  host_.topologyChanged(change);
+}
+
+// ---- failures ----
+
+void TreeNode::orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard,
+                        Nanos now) {
+  // Repair time counts from the last sign of life, so it includes detection.
+  if (!orphaned_at_) orphaned_at_ = last_heard;
+  lost_parent_ = lost;
+  dead_[lost.address] = {lost, now + 4 * config_.link_timeout};
+  host_.topologyChanged({TopologyChange::Kind::kParentLost, lost, Nanos(0), why});
+
+  // Ancestors first, nearest first: they cannot be in our subtree. Then older
+  // siblings (the root's children elect the oldest among them), then seeds.
+  std::deque<Candidate> candidates;
+  for (std::size_t i = path_.size() >= 2 ? path_.size() - 2 : 0; i-- > 0;) {
+    if (!path_[i].sameNode(lost)) candidates.push_back({path_[i].address});
+  }
+  std::vector<NodeRef> older;
+  for (const NodeRef& s : siblings_) {
+    if (!s.sameNode(self_) && !s.sameNode(lost) && keyOf(s) < keyOf(self_)) older.push_back(s);
+  }
+  std::sort(older.begin(), older.end(), [](const NodeRef& a, const NodeRef& b) { return keyOf(a) < keyOf(b); });
+  for (const NodeRef& s : older) candidates.push_back({s.address});
+  // With ancestors or older siblings alive there is a tree to return to; the
+  // seeds matter when there is none (then probing merges the pieces anyway).
+  if (path_.size() <= 2 && older.empty()) candidates.clear();
+  siblings_.clear();
+  not_ready_counts_.clear();
+  beginJoin(std::move(candidates), /*repair=*/true, now);
+}
+
+void TreeNode::dropLink(const std::string& address, const std::string& why, Nanos now) {
+  auto it = links_.find(address);
+  if (it == links_.end()) return;
+  const NodeRef node = it->second.node;
+  const bool was_parent = it->second.is_parent;
+  const Nanos last_heard = it->second.last_heard;
+  links_.erase(it);
+  transport_.forget(address);
+  if (was_parent) {
+    parent_address_.clear();
+    orphaned(node, why, last_heard, now);
+  } else {
+    host_.topologyChanged({TopologyChange::Kind::kChildLost, node, Nanos(0), why});
+  }
+  propagateInterest("", {}, Nanos(0), now);  // their side's interest is gone
+}
+
+void TreeNode::onLeave(const NodeRef& from, const Leave& leave, Nanos now) {
+  auto it = links_.find(from.address);
+  if (it == links_.end() || !it->second.node.sameNode(from)) return;
+  dropLink(from.address, "it left: " + leave.reason, now);
+}
+
+void TreeNode::leave(const std::string& reason) {
+  for (const auto& [address, link] : links_) send(address, Leave{reason});
+}
+
+// ---- heartbeats ----
+
+void TreeNode::sendHeartbeats(Nanos now) {
+  const std::vector<NodeRef> kids = children();
+  const uint32_t size = subtreeSize();
+  for (auto& [address, link] : links_) {
+    Heartbeat hb{.from_parent = !link.is_parent,
+                 .path = path_,
+                 .children = link.is_parent ? std::vector<NodeRef>{} : kids,
+                 .subtree_size = size,
+                 .sent_at = now.count(),
+                 .echo_sent_at = link.their_sent_at,
+                 .echo_age = (now - link.their_received_at).count()};
+    send(address, std::move(hb));
+  }
+}
+
+void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
+  if (hb.echo_sent_at > 0) link.rtt = now - Nanos(hb.echo_sent_at) - Nanos(hb.echo_age);
+  link.their_sent_at = hb.sent_at;
+  link.their_received_at = now;
+  if (hb.from_parent != link.is_parent) {
+    // Each side takes the other for its parent (or child): a join crossed
+    // another. Drop the link on both sides; repair and probing rebuild.
+    send(link.node.address, Leave{"we disagree about which of us is the parent"});
+    return dropLink(link.node.address, "parent/child disagreement", now);
+  }
+  if (!link.is_parent) {
+    link.subtree_size = hb.subtree_size;
+    return;
+  }
+  siblings_ = hb.children;
+  if (std::any_of(hb.path.begin(), hb.path.end(), [&](const NodeRef& n) { return n.address == self_.address; })) {
+    ++stats_.cycles_broken;
+    const NodeRef parent = link.node;
+    host_.topologyChanged({TopologyChange::Kind::kCycleBroken, parent, Nanos(0),
+                           "this agent appeared on its own path to the root"});
+    send(parent.address, Leave{"cycle"});
+    path_ = {self_};  // the old path is meaningless: rejoin through the seeds
+    return dropLink(parent.address, "a cycle was detected", now);
+  }
+  std::vector<NodeRef> path = hb.path;
+  path.push_back(self_);
+  path_ = std::move(path);
+}
+
+// ---- merging trees ----
+
+void TreeNode::probeAnotherTree(Nanos now) {
+  std::uniform_int_distribution<int64_t> jitter(0, config_.probe_interval.count() / 2);
+  next_probe_at_ = now + config_.probe_interval + Nanos(jitter(random_));
+  // Alternately all seeds (few, and where sites put them to be found) and one
+  // other peer this node has known.
+  if (probe_seeds_next_) {
+    for (std::size_t i = 0; i < seed_count_; ++i) send(known_peers_[i], Probe{++probe_nonce_});
+  } else if (known_peers_.size() > seed_count_) {
+    next_probe_peer_ %= known_peers_.size() - seed_count_;
+    send(known_peers_[seed_count_ + next_probe_peer_++], Probe{++probe_nonce_});
+  }
+  probe_seeds_next_ = !probe_seeds_next_;
+}
+
+void TreeNode::onProbe(const NodeRef& from, const Probe& probe) {
+  send(from.address, ProbeReply{probe.nonce, state_ != State::kJoining, path_});
+}
+
+void TreeNode::onProbeReply(const NodeRef& from, const ProbeReply& reply, Nanos now) {
+  remember(from);
+  if (state_ != State::kRoot || !reply.in_tree || reply.path.empty()) return;
+  const NodeRef& their_root = reply.path.front();
+  if (their_root.sameNode(self_)) return;  // our own tree
+  if (keyOf(their_root) < keyOf(self_)) {
+    merging_ = true;
+    beginJoin({{from.address}, {their_root.address}}, /*repair=*/true, now);
+  } else {
+    send(their_root.address, MergeInvite{});
+  }
+}
+
+void TreeNode::onMergeInvite(const NodeRef& from, Nanos now) {
+  if (state_ != State::kRoot || !(keyOf(from) < keyOf(self_))) return;
+  merging_ = true;
+  beginJoin({{from.address}}, /*repair=*/true, now);
+}
+
+// ---- timers ----
+
+void TreeNode::tick(Nanos now) {
+  std::vector<std::string> silent;
+  for (const auto& [address, link] : links_) {
+    if (now - link.last_heard > config_.link_timeout) silent.push_back(address);
+  }
+  for (const auto& address : silent) dropLink(address, "no heartbeat within the link timeout", now);
+
+  if (state_ == State::kJoining) {
+    if (pending_ && now >= pending_->deadline) {
+      dead_[pending_->address] = {NodeRef{pending_->address, 0, ""}, now + config_.link_timeout};
+      tryNextCandidate(now);
+    } else if (!pending_ && now >= next_attempt_at_) {
+      tryNextCandidate(now);
+    }
+  }
+  if (state_ == State::kRoot && now >= next_probe_at_) probeAnotherTree(now);
+  if (now >= next_heartbeat_at_) {
+    sendHeartbeats(now);
+    next_heartbeat_at_ = now + config_.heartbeat_interval;
+  }
+  expireGaps(now);
+  if (now >= next_prune_at_) {
+    relay_.prune(now);
+    std::erase_if(dead_, [&](const auto& entry) { return entry.second.second <= now; });
+    next_prune_at_ = now + std::chrono::seconds(1);
+  }
+}
+
+}  // namespace ftb::tree

@@ -1,0 +1,218 @@
+// One agent's part in the self-healing tree: joining through seeds, watching
+// links with heartbeats, re-attaching when the parent dies, electing a new root
+// when the root dies, merging trees when a partition heals, and routing events
+// along the tree toward interested agents only, with replay and duplicate
+// suppression across repairs.
+//
+// Pure logic: time comes in as arguments and messages leave through a
+// TreeTransport, so the same code runs in the agent (agent/tree_link.*) and in
+// the deterministic simulator (tests/sim/). Not thread-safe: one thread drives it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/tree/interest.h"
+#include "agent/tree/local_order.h"
+#include "agent/tree/relay_log.h"
+#include "agent/tree/tree_messages.h"
+#include "agent/tree/tree_types.h"
+
+namespace ftb::tree {
+
+class TreeTransport {
+ public:
+  virtual ~TreeTransport() = default;
+  // In order per destination, best effort: a message to a dead peer is lost
+  // and the protocol recovers (timeouts, replay).
+  virtual void send(const std::string& to, TreeMessage message) = 0;
+  // The node has stopped talking to `to`; whatever is queued for it may go.
+  virtual void forget(const std::string& to) = 0;
+};
+
+struct TopologyChange {
+  enum class Kind {
+    kJoined,         // first attach to a tree
+    kParentLost,     // the parent died or left; repair under way
+    kReattached,     // repaired: attached to a new parent (repair_time set)
+    kBecameRoot,     // repaired by becoming a root (repair_time set when it was a repair)
+    kChildAttached,
+    kChildLost,
+    kMerged,         // this tree's root joined an older tree
+    kCycleBroken,    // a cycle formed by concurrent repairs was detected and cut
+  };
+  Kind kind;
+  NodeRef subject;  // the parent, child or new parent concerned
+  Nanos repair_time{0};
+  std::string detail;
+};
+
+class TreeHost {
+ public:
+  virtual ~TreeHost() = default;
+  // An event that arrived from another agent, once: match it to local subscribers.
+  virtual void deliverLocal(const TreeEvent& event) = 0;
+  virtual void topologyChanged(const TopologyChange& change) = 0;
+  // Events that never arrived although later ones from their publisher did
+  // (a repair whose replay came too late or from beyond the retention).
+  virtual void eventsLost(uint64_t /*count*/) {}
+};
+
+class TreeNode {
+ public:
+  enum class State { kJoining, kAttached, kRoot };
+
+  TreeNode(NodeRef self, TreeConfig config, TreeTransport& transport, TreeHost& host,
+           uint64_t random_seed);
+
+  void start(Nanos now);
+  void onMessage(const TreeMessage& message, Nanos now);
+  // Timers: heartbeats, link and join timeouts, probes. Call at least every
+  // heartbeat_interval / 4.
+  void tick(Nanos now);
+  // Sends the event batches built since the last flush.
+  void flush();
+  // An event accepted from a local client; false when it is a duplicate.
+  bool publishLocal(const TreeEvent& event, Nanos now);
+  void setLocalInterest(Interest interest, Nanos now);
+  // Graceful shutdown: tells parent and children, who repair at once.
+  void leave(const std::string& reason);
+
+  // ---- introspection (ftbctl tree, metrics, tests) ----
+  struct LinkView {
+    NodeRef node;
+    bool is_parent = false;
+    Nanos rtt{-1};  // -1: not measured yet
+    Nanos silent_for{0};
+    uint32_t subtree_size = 1;
+  };
+  struct Stats {
+    uint64_t repairs = 0;
+    Nanos last_repair_time{0};
+    uint64_t events_forwarded = 0;
+    uint64_t events_replayed = 0;
+    uint64_t duplicates_suppressed = 0;
+    uint64_t cycles_broken = 0;
+    uint64_t merges = 0;
+    uint64_t events_lost = 0;  // gaps given up on (see TreeConfig::reorder_timeout)
+  };
+  const NodeRef& self() const { return self_; }
+  State state() const { return state_; }
+  const std::vector<NodeRef>& path() const { return path_; }  // root first, ends with self
+  std::optional<NodeRef> parent() const;
+  std::vector<NodeRef> children() const;
+  std::vector<LinkView> links(Nanos now) const;
+  uint32_t subtreeSize() const;
+  Stats stats() const;
+  std::size_t retained() const { return relay_.retained(); }
+
+ private:
+  struct Link {
+    NodeRef node;
+    bool is_parent = false;
+    Nanos last_heard{0};
+    Nanos rtt{-1};
+    int64_t their_sent_at = 0;  // from their last heartbeat, echoed back
+    Nanos their_received_at{0};
+    uint32_t subtree_size = 1;
+    InterestMatcher interest;   // what their side wants
+    Interest sent_interest;     // what we last told them our side wants
+    std::vector<TreeEvent> batch;
+  };
+  struct Candidate {
+    std::string address;
+  };
+  struct PendingJoin {
+    std::string address;
+    uint64_t attempt = 0;
+    Nanos deadline{0};
+  };
+
+  // tree_node.cc: membership.
+  void send(const std::string& to, TreeBody body);
+  void onJoinRequest(const NodeRef& from, const JoinRequest& request, Nanos now);
+  void onJoinReply(const NodeRef& from, const JoinReply& reply, Nanos now);
+  void onHeartbeat(Link& link, const Heartbeat& heartbeat, Nanos now);
+  void onLeave(const NodeRef& from, const Leave& leave, Nanos now);
+  void onProbe(const NodeRef& from, const Probe& probe);
+  void onProbeReply(const NodeRef& from, const ProbeReply& reply, Nanos now);
+  void onMergeInvite(const NodeRef& from, Nanos now);
+  void acceptChild(const NodeRef& from, const JoinRequest& request, Nanos now);
+  void attachTo(const NodeRef& parent, const JoinReply& reply, Nanos now);
+  void beginJoin(std::deque<Candidate> candidates, bool repair, Nanos now);
+  void tryNextCandidate(Nanos now);
+  void becomeRoot(Nanos now);
+  void orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard, Nanos now);
+  void dropLink(const std::string& address, const std::string& why, Nanos now);
+  void sendHeartbeats(Nanos now);
+  void probeAnotherTree(Nanos now);
+  void remember(const NodeRef& peer);
+  bool knownDead(const NodeRef& node, Nanos now) const;
+  bool inPath(const std::string& address) const;
+  Link* linkFrom(const NodeRef& from, Nanos now);
+
+  // tree_routing.cc: interest and events.
+  Interest interestFor(const std::string& link_address) const;
+  void propagateInterest(const std::string& except, const SeenVector& their_seen,
+                         Nanos replay_window, Nanos now);
+  void onInterestUpdate(Link& link, const InterestUpdate& update, Nanos now);
+  void onEvents(Link& link, const EventBatch& batch, Nanos now);
+  void forward(const TreeEvent& event, const std::string& except);
+  void replayTo(Link& link, const SeenVector& their_seen, Nanos replay_window,
+                const InterestMatcher* already_sent, Nanos now);
+  void queueEvent(Link& link, const TreeEvent& event);
+  void deliverInOrder(const TreeEvent& event, Nanos now);
+  void expireGaps(Nanos now);
+
+  NodeRef self_;
+  TreeConfig config_;
+  TreeTransport& transport_;
+  TreeHost& host_;
+  std::mt19937_64 random_;
+
+  State state_ = State::kJoining;
+  std::vector<NodeRef> path_;
+  std::map<std::string, Link> links_;  // by address; ordered so runs are reproducible
+  std::string parent_address_;
+  std::vector<NodeRef> siblings_;      // the parent's children, from its heartbeats
+  Interest local_interest_;
+  InterestMatcher local_matcher_;
+  RelayLog relay_;
+  LocalOrder local_order_;
+
+  // Joining / repairing.
+  std::deque<Candidate> candidates_;
+  std::optional<PendingJoin> pending_;
+  Nanos next_attempt_at_{0};
+  uint64_t attempts_ = 0;
+  int redirects_ = 0;
+  bool join_repair_ = false;
+  bool merging_ = false;
+  bool ever_attached_ = false;
+  Interest join_interest_;
+  std::optional<Nanos> orphaned_at_;
+  Nanos join_window_{0};  // replay window of the join under way
+  NodeRef lost_parent_;
+  std::map<std::string, std::pair<NodeRef, Nanos>> dead_;  // address -> (node, forget after)
+  std::map<std::string, int> not_ready_counts_;  // "not ready" answers per candidate
+
+  // Roots look for other trees among the peers they know.
+  std::vector<std::string> known_peers_;  // the seeds first, then peers learned
+  std::size_t seed_count_ = 0;
+  std::size_t next_probe_peer_ = 0;
+  Nanos next_probe_at_{0};
+  bool probe_seeds_next_ = true;
+  uint64_t probe_nonce_ = 0;
+
+  Nanos next_heartbeat_at_{0};
+  Nanos next_prune_at_{0};
+  Stats stats_;
+};
+
+}  // namespace ftb::tree

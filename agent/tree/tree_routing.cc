@@ -1,0 +1,129 @@
+// TreeNode routing: interest summaries up and down the tree, events along the
+// links whose side wants them, and the replay that makes a repair lossless.
+//
+// A link carries every event of a publisher or none (routing is by namespace),
+// so the highest sequence seen per publisher says exactly what a side of the
+// tree has. When a link is (re)made after a repair, each side reports that and
+// the other replays what lies beyond from its RelayLog; the duplicates this
+// can cause are dropped by RelayLog::admit.
+#include <algorithm>
+
+#include "agent/tree/tree_node.h"
+
+namespace ftb::tree {
+
+Interest TreeNode::interestFor(const std::string& link_address) const {
+  std::vector<const Interest*> parts{&local_interest_};
+  for (const auto& [address, link] : links_) {
+    if (address != link_address) parts.push_back(&link.interest.interest());
+  }
+  return unionOf(parts);
+}
+
+void TreeNode::setLocalInterest(Interest interest, Nanos now) {
+  std::sort(interest.begin(), interest.end());
+  interest.erase(std::unique(interest.begin(), interest.end()), interest.end());
+  if (interest == local_interest_) return;
+  local_interest_ = std::move(interest);
+  local_matcher_.assign(local_interest_);
+  // A new subscription wants what is published from now on: no replay.
+  propagateInterest("", {}, Nanos(0), now);
+}
+
+void TreeNode::propagateInterest(const std::string& except, const SeenVector& their_seen,
+                                 Nanos replay_window, Nanos /*now*/) {
+  for (auto& [address, link] : links_) {
+    if (address == except) continue;
+    Interest ours = interestFor(address);
+    if (ours == link.sent_interest) continue;
+    InterestUpdate update{.interest = ours, .seen = {}, .replay_window = replay_window};
+    if (replay_window > Nanos(0)) {
+      InterestMatcher matcher;
+      matcher.assign(ours);
+      update.seen = relay_.report(matcher, their_seen);
+    }
+    link.sent_interest = std::move(ours);
+    send(address, std::move(update));
+  }
+}
+
+void TreeNode::onInterestUpdate(Link& link, const InterestUpdate& update, Nanos now) {
+  InterestMatcher before;
+  before.assign(link.interest.interest());
+  const bool grew = grows(before.interest(), update.interest);
+  link.interest.assign(update.interest);
+  if (grew) replayTo(link, update.seen, update.replay_window, &before, now);
+  propagateInterest(link.node.address, update.seen, update.replay_window, now);
+}
+
+void TreeNode::replayTo(Link& link, const SeenVector& their_seen, Nanos replay_window,
+                        const InterestMatcher* already_sent, Nanos now) {
+  for (TreeEvent& event :
+       relay_.missing(link.interest, their_seen, replay_window, now, link.node.address)) {
+    // Events their old interest covered went to them live.
+    if (already_sent != nullptr && !event.flood && already_sent->matches(event.event_space)) continue;
+    ++stats_.events_replayed;
+    queueEvent(link, event);
+  }
+}
+
+bool TreeNode::publishLocal(const TreeEvent& event, Nanos now) {
+  if (!relay_.admit(event, "", now)) return false;
+  forward(event, "");
+  return true;
+}
+
+void TreeNode::onEvents(Link& link, const EventBatch& batch, Nanos now) {
+  const std::string from = link.node.address;  // `link` may move: forward() only appends
+  for (const TreeEvent& event : batch.events) {
+    if (!relay_.admit(event, from, now)) continue;
+    deliverInOrder(event, now);
+    forward(event, from);
+  }
+}
+
+void TreeNode::deliverInOrder(const TreeEvent& event, Nanos now) {
+  if (!local_matcher_.matches(event.event_space)) {
+    host_.deliverLocal(event);  // no local subscriber orders it (a response, say)
+    return;
+  }
+  std::vector<TreeEvent> ready;
+  local_order_.arrive(event, now, ready);
+  for (const TreeEvent& e : ready) host_.deliverLocal(e);
+}
+
+void TreeNode::expireGaps(Nanos now) {
+  std::vector<TreeEvent> ready;
+  const uint64_t lost = local_order_.expire(now, ready);
+  for (const TreeEvent& e : ready) host_.deliverLocal(e);
+  if (lost > 0) {
+    stats_.events_lost += lost;
+    host_.eventsLost(lost);
+  }
+}
+
+void TreeNode::forward(const TreeEvent& event, const std::string& except) {
+  for (auto& [address, link] : links_) {
+    if (address == except) continue;
+    if (event.flood || link.interest.matches(event.event_space)) queueEvent(link, event);
+  }
+}
+
+void TreeNode::queueEvent(Link& link, const TreeEvent& event) {
+  link.batch.push_back(event);
+  ++stats_.events_forwarded;
+  if (link.batch.size() >= config_.max_batch_events) {
+    send(link.node.address, EventBatch{std::move(link.batch)});
+    link.batch.clear();
+  }
+}
+
+void TreeNode::flush() {
+  for (auto& [address, link] : links_) {
+    if (link.batch.empty()) continue;
+    send(address, EventBatch{std::move(link.batch)});
+    link.batch.clear();
+  }
+}
+
+}  // namespace ftb::tree

@@ -1,0 +1,212 @@
+// Deterministic simulation of the agent tree: thousands of TreeNodes (the
+// agent's own protocol code) on virtual time with seeded faults. A failing run
+// prints its seed; FTB_SIM_SEED=<seed> replays it exactly, FTB_SIM_AGENTS=<n>
+// changes the size of the big run.
+#define BOOST_TEST_MODULE tree_sim
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "tests/sim/sim_world.h"
+
+namespace ftb::sim {
+namespace {
+
+using namespace std::chrono_literals;
+
+uint64_t seedFromEnvironment(uint64_t fallback) {
+  const char* s = std::getenv("FTB_SIM_SEED");
+  return s != nullptr ? std::strtoull(s, nullptr, 10) : fallback;
+}
+
+std::size_t agentsFromEnvironment(std::size_t fallback) {
+  const char* s = std::getenv("FTB_SIM_AGENTS");
+  return s != nullptr ? std::strtoull(s, nullptr, 10) : fallback;
+}
+
+tree::TreeConfig simConfig(std::vector<std::string> seeds) {
+  tree::TreeConfig c;
+  c.fan_out = 8;
+  c.seeds = std::move(seeds);
+  c.retention_events = 20000;
+  c.retention_age = 60s;
+  return c;
+}
+
+// Fails with the seed in the message, so the run can be replayed.
+void expectClean(const std::string& violation, uint64_t seed, const char* when) {
+  BOOST_TEST(violation.empty(), when << ": " << violation << " (seed " << seed
+                                     << "; replay with FTB_SIM_SEED=" << seed << ")");
+}
+
+void printRepairs(const World& world, const char* label) {
+  auto times = world.repairTimes();
+  if (times.empty()) {
+    std::cout << label << ": no repairs\n";
+    return;
+  }
+  auto ms = [](Nanos n) { return std::chrono::duration<double, std::milli>(n).count(); };
+  std::cout << label << ": " << times.size() << " repairs, median " << ms(times[times.size() / 2])
+            << " ms, p99 " << ms(times[times.size() * 99 / 100]) << " ms, max "
+            << ms(times.back()) << " ms\n";
+}
+
+// Nodes that have children: killing one orphans a subtree.
+std::vector<std::size_t> interiorNodes(World& world) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < world.size(); ++i) {
+    auto& n = world.node(i);
+    if (n.alive && n.tree && !n.tree->children().empty()) out.push_back(i);
+  }
+  return out;
+}
+
+std::size_t rootNode(World& world) {
+  for (std::size_t i = 0; i < world.size(); ++i) {
+    auto& n = world.node(i);
+    if (n.alive && n.tree && n.tree->state() == tree::TreeNode::State::kRoot) return i;
+  }
+  return world.size();
+}
+
+BOOST_AUTO_TEST_CASE(ten_thousand_agents_survive_kills_of_interior_agents_and_the_root) {
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  const std::size_t agents = agentsFromEnvironment(10000);
+  std::cout << "simulating " << agents << " agents, seed " << seed << "\n";
+  World world(seed, simConfig({"n0", "n1", "n2"}));
+  auto& random = world.random();
+  for (std::size_t i = 0; i < agents; ++i) {
+    world.addNode(i, i < 3 ? Nanos(i) : Nanos(std::uniform_int_distribution<int64_t>(1'000'000, 3'000'000'000)(random)));
+  }
+  std::uniform_int_distribution<std::size_t> any(0, agents - 1);
+  for (int i = 0; i < 40; ++i) world.subscribe(any(random), "");
+  for (int i = 0; i < 40; ++i) world.subscribe(any(random), "event_space=FTB.SIM.A, severity>=error");
+  std::vector<std::size_t> publishers;
+  const char* spaces[] = {"FTB.SIM.A", "FTB.SIM.B", "FTB.SIM.C"};
+  for (int i = 0; i < 12; ++i) publishers.push_back(any(random));
+
+  world.runUntil(6s);
+  if (std::getenv("FTB_SIM_DEBUG")) {
+    for (int k = 0; k < 4; ++k) {
+      for (std::size_t i = 0; i < world.size(); ++i) {
+        auto& n = world.node(i);
+        if (n.tree->state() != tree::TreeNode::State::kAttached)
+          std::cout << world.now().count() / 1e9 << " n" << i << " state " << int(n.tree->state()) << " size " << n.tree->subtreeSize() << " peers " << "\n";
+      }
+      world.runUntil(world.now() + 1s);
+    }
+  }
+  expectClean(world.checkSingleTree(), seed, "after the joins");
+
+  // 15 s of publishing; faults during the first 10.
+  Nanos next_fault = 7s;
+  int faults = 0;
+  std::vector<std::pair<Nanos, std::size_t>> restarts;
+  for (Nanos t = 6s; t < 21s; t += 50ms) {
+    for (std::size_t i = 0; i < publishers.size(); ++i) world.publish(publishers[i], spaces[i % 3]);
+    if (t >= next_fault && t < 17s) {
+      std::size_t victim;
+      if (++faults % 3 == 0) {
+        victim = rootNode(world);
+      } else {
+        auto interior = interiorNodes(world);
+        victim = interior[std::uniform_int_distribution<std::size_t>(0, interior.size() - 1)(random)];
+      }
+      if (victim < world.size()) {
+        world.kill(victim);
+        if (random() % 2 == 0) restarts.push_back({t + 1s + Nanos(random() % 2'000'000'000), victim});
+      }
+      next_fault = t + 700ms;
+    }
+    for (auto it = restarts.begin(); it != restarts.end();) {
+      if (it->first <= t) {
+        world.restart(it->second);
+        it = restarts.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    world.runUntil(t + 50ms);
+  }
+  world.runUntil(45s);
+  std::cout << faults << " agents killed, " << world.messagesDelivered() << " messages\n";
+  printRepairs(world, "repair times");
+  expectClean(world.checkSingleTree(), seed, "after the faults");
+  expectClean(world.checkDelivery(), seed, "delivery");
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_keeps_both_sides_working_and_heals) {
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  constexpr std::size_t kAgents = 300;
+  // One seed per side, as a site would list one per rack or switch.
+  World world(seed, simConfig({"n0", "n1", "n150", "n151"}));
+  for (std::size_t i = 0; i < kAgents; ++i) world.addNode(i, Nanos(i * 1'000'000));
+  auto& random = world.random();
+  std::uniform_int_distribution<std::size_t> side_a(0, kAgents / 2 - 1), side_b(kAgents / 2, kAgents - 1);
+  std::vector<std::size_t> subscribers, publishers;
+  for (int i = 0; i < 5; ++i) subscribers.push_back(side_a(random)), subscribers.push_back(side_b(random));
+  for (int i = 0; i < 3; ++i) publishers.push_back(side_a(random)), publishers.push_back(side_b(random));
+  for (auto s : subscribers) world.subscribe(s, "");
+  world.runUntil(3s);
+  expectClean(world.checkSingleTree(), seed, "before the partition");
+
+  for (std::size_t i = kAgents / 2; i < kAgents; ++i) world.setIsland(i, 1);
+  Nanos t = 3s;
+  for (; t < 8s; t += 50ms) {
+    for (auto p : publishers) world.publish(p, "FTB.SIM.P");
+    world.runUntil(t + 50ms);
+  }
+  if (std::getenv("FTB_SIM_DEBUG")) {
+    for (std::size_t i = 0; i < kAgents; ++i) {
+      auto& n = world.node(i);
+      if (n.tree->state() != tree::TreeNode::State::kAttached)
+        std::cout << "n" << i << " state " << int(n.tree->state()) << " children " << n.tree->children().size() << " size " << n.tree->subtreeSize() << "\n";
+    }
+  }
+  // Each side delivers its own events during the partition.
+  for (auto s : subscribers) {
+    for (auto p : publishers) {
+      if ((s < kAgents / 2) != (p < kAgents / 2)) continue;
+      auto& got = world.node(s).delivered[world.node(p).publisher];
+      BOOST_TEST(got.size() == world.node(p).published,
+                 "n" << s << " got " << got.size() << " of n" << p << "'s "
+                     << world.node(p).published << " events within its side (seed " << seed << ")");
+    }
+  }
+  for (std::size_t i = kAgents / 2; i < kAgents; ++i) world.setIsland(i, 0);
+  for (; t < 10s; t += 50ms) {
+    for (auto p : publishers) world.publish(p, "FTB.SIM.P");
+    world.runUntil(t + 50ms);
+  }
+  world.runUntil(25s);
+  expectClean(world.checkSingleTree(), seed, "after healing");
+  expectClean(world.checkDelivery(), seed, "delivery across the healed partition");
+}
+
+BOOST_AUTO_TEST_CASE(the_oldest_child_of_a_dead_root_takes_over_within_a_second) {
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  World world(seed, simConfig({"n0"}));
+  for (std::size_t i = 0; i < 30; ++i) world.addNode(i, Nanos(i * 1'000'000));
+  world.subscribe(29, "");
+  world.runUntil(2s);
+  expectClean(world.checkSingleTree(), seed, "before");
+  BOOST_TEST_REQUIRE(rootNode(world) == 0u);
+  world.kill(0);
+  for (Nanos t = 2s; t < 4s; t += 10ms) {
+    world.publish(5, "FTB.SIM.X");
+    world.runUntil(t + 10ms);
+  }
+  world.runUntil(6s);
+  expectClean(world.checkSingleTree(), seed, "after the root died");
+  expectClean(world.checkDelivery(), seed, "delivery");
+  auto times = world.repairTimes();
+  BOOST_TEST_REQUIRE(!times.empty());
+  BOOST_TEST(times.back() < 1s, "slowest repair took " << times.back().count() << " ns");
+  printRepairs(world, "root death");
+}
+
+}  // namespace
+}  // namespace ftb::sim
