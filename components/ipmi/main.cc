@@ -10,6 +10,7 @@
 
 #include "client/client.h"
 #include "components/ipmi/config.h"
+#include "components/ipmi/credentials.h"
 #include "components/ipmi/event_sink.h"
 #include "components/ipmi/events.h"
 #include "components/ipmi/monitor.h"
@@ -37,6 +38,14 @@ int main(int argc, char** argv) {
     spdlog::info("no BMC on this node ({} not found) and no --bmc given: nothing to watch",
                  config.inband_device);
     return 0;
+  }
+
+  if (!config.bmc.empty()) {
+    // Refuse a readable credentials file before touching the network.
+    if (auto creds = ftb::ipmi::CredentialsFile::load(config.credentials_file); !creds.ok()) {
+      std::cerr << "ftb-ipmi: " << creds.status().message() << "\n";
+      return 2;
+    }
   }
 
   // Signals are taken by sigwait() below, so no thread is interrupted by them.
