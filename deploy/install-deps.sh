@@ -9,6 +9,7 @@ packages=(
   libzmq3-dev cppzmq-dev                            # transport
   libspdlog-dev libfmt-dev libcli11-dev             # logging, command lines
   libboost-test-dev pkg-config                      # unit, integration and install tests
+  libfreeipmi-dev libipmimonitoring-dev openipmi    # ftb-ipmi (FreeIPMI), its BMC simulator
 )
 
 missing=()
