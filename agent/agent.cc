@@ -72,6 +72,7 @@ Agent::Agent(AgentConfig config)
 Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   std::unique_ptr<Agent> agent(new Agent(std::move(config)));
   if (Status s = agent->bind(); !s.ok()) return s;
+  if (Status s = agent->startTree(); !s.ok()) return s;
   return agent;
 }
 
@@ -124,9 +125,14 @@ void Agent::run() {
       backed_up |= !s->outbound.empty();
       ack_owed |= s->ack_due;
     }
-    const auto wait = backed_up ? std::chrono::milliseconds(1)
-                      : ack_owed ? kAckDelay
-                                 : std::chrono::milliseconds(100);
+    auto wait = backed_up ? std::chrono::milliseconds(1)
+                : ack_owed ? kAckDelay
+                           : std::chrono::milliseconds(100);
+    if (tree_) {
+      // The tree's timers want a turn every quarter heartbeat.
+      wait = std::min(wait, std::chrono::milliseconds(std::max(1u, config_.tree_heartbeat_ms / 4)));
+      if (tree_transport_->backlogged()) wait = std::chrono::milliseconds(1);
+    }
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     try {
       zmq::poll(&item, 1, wait);
@@ -161,6 +167,8 @@ void Agent::run() {
     flushOutbound();
 
     const auto now = std::chrono::steady_clock::now();
+    driveTree(now);
+    flushBatches();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
       expireSilentClients(now);
       forgetDepartedPublishers(now);
@@ -169,6 +177,12 @@ void Agent::run() {
     }
     for (const auto& id : doomed_) removeSession(id, "its socket is gone");
     doomed_.clear();
+  }
+  if (tree_) {
+    // Children and parent repair at once instead of waiting for a timeout.
+    tree_->flush();
+    tree_->leave("the agent is shutting down");
+    tree_transport_->flush(std::chrono::steady_clock::now());
   }
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
@@ -195,6 +209,8 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
     case B::kStatusRequest: return onStatus(routing_id, envelope);
     case B::kClientsRequest: return onClients(routing_id, envelope);
     case B::kHistoryQuery: return onHistoryQuery(routing_id, envelope);
+    case B::kTreeQuery: return onTreeQuery(routing_id, envelope);
+    case B::kTree: return onTree(envelope);
     case B::kGoodbye: return onGoodbye(routing_id);
     default: break;
   }
@@ -314,6 +330,7 @@ void Agent::removeSession(const std::string& routing_id, std::string_view why) {
   ClientSession* s = it->second.get();
   spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
   batches_.erase(s);
+  if (!s->subscriptions.empty()) updateTreeInterest();
   if (auto p = by_publisher_.find(s->publisher_key); p != by_publisher_.end() && p->second == s) {
     by_publisher_.erase(p);
     KnownPublisher& known = known_publishers_[s->publisher_key];

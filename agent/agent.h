@@ -21,6 +21,8 @@
 #include "agent/config.h"
 #include "agent/event_history.h"
 #include "agent/rate_limited_log.h"
+#include "agent/tree/tree_node.h"
+#include "agent/tree_link.h"
 #include "client/status.h"
 #include "proto/ftb.pb.h"
 
@@ -29,7 +31,7 @@ namespace ftb::agent {
 // How long a publisher waits at most for the acknowledgement of an event.
 inline constexpr std::chrono::milliseconds kAckDelay{2};
 
-class Agent {
+class Agent : private tree::TreeHost {
  public:
   // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come
   // back as a Status whose message says what to fix.
@@ -81,10 +83,24 @@ class Agent {
   void sendBatch(ClientSession& session, Batch& batch);
   static void attachMissed(const OutboundQueue& out, proto::Deliver* deliver);
 
+  // agent_tree.cc: this agent's place in the tree of agents.
+  Status startTree();
+  void driveTree(std::chrono::steady_clock::time_point now);
+  void onTree(const proto::Envelope& envelope);
+  void sendToTree(const RoutedEventPtr& routed, const std::string& publisher_key);
+  void updateTreeInterest();
+  void deliverLocal(const tree::TreeEvent& event) override;
+  void topologyChanged(const tree::TopologyChange& change) override;
+  void eventsLost(uint64_t count) override;
+  void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload);
+  void publishTopologyChanges();
+  void fillTreeInfo(proto::TreeInfo* info);
+
   // agent_control.cc: the control API.
   void onStatus(const std::string& routing_id, const proto::Envelope& envelope);
   void onClients(const std::string& routing_id, const proto::Envelope& envelope);
   void onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope);
+  void onTreeQuery(const std::string& routing_id, const proto::Envelope& envelope);
 
   AgentConfig config_;
   zmq::context_t context_;
@@ -113,6 +129,14 @@ class Agent {
   std::unordered_map<ClientSession*, Batch> batches_;  // deliveries built this turn
 
   EventHistory history_;
+
+  // The tree of agents; null when the TCP endpoint is disabled.
+  std::unique_ptr<ZmqTreeTransport> tree_transport_;
+  std::unique_ptr<tree::TreeNode> tree_;
+  bool tree_interest_dirty_ = false;
+  std::vector<tree::TopologyChange> topology_changes_;  // published after the tree call returns
+  uint64_t incarnation_ = 0;     // start time, ns since the epoch: names this run to peers
+  uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events
   RateLimitedLog log_;
   proto::Counters counters_;
 };

@@ -1,4 +1,4 @@
-// The control API that ftbctl talks to: status, clients, history.
+// The control API that ftbctl talks to: status, clients, history, tree.
 #include <chrono>
 
 #include "agent/agent.h"
@@ -76,6 +76,13 @@ void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope&
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_history_reply();
   for (const auto& e : history_.lastN(n, *filter)) r->add_events(e->bytes);
+  reply(routing_id, answer);
+}
+
+void Agent::onTreeQuery(const std::string& routing_id, const proto::Envelope& envelope) {
+  proto::Envelope answer;
+  answer.set_request_id(envelope.request_id());
+  fillTreeInfo(answer.mutable_tree_info());
   reply(routing_id, answer);
 }
 

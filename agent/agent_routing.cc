@@ -139,6 +139,7 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
   ++session.events_published;
   history_.add(routed);
   route(routed);
+  sendToTree(routed, session.publisher_key);
   return {};
 }
 
@@ -255,6 +256,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   }
   session.subscriptions.insert_or_assign(request.subscription_id(),
                                          Subscription{request.subscription_id(), *filter});
+  updateTreeInterest();
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_subscribe_reply();
@@ -274,6 +276,7 @@ void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelop
                       "no subscription " + std::to_string(id) + " for this client",
                       envelope.request_id());
   }
+  updateTreeInterest();
   proto::Envelope ok;
   ok.set_request_id(envelope.request_id());
   ok.mutable_ok();

@@ -43,6 +43,30 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   app.add_option("--ready-file", c.ready_file,
                  "Write the bound endpoints to this file once clients are accepted");
+  app.add_option("--tree-seeds", c.tree_seeds,
+                 "Agents (tcp://host:port) to join the tree through, comma-separated; "
+                 "none: found a tree")
+      ->delimiter(',');
+  app.add_option("--tree-advertise", c.tree_advertise,
+                 "Address other agents reach this one at (default: the TCP endpoint, with the "
+                 "host name for 0.0.0.0)");
+  app.add_option("--tree-fan-out", c.tree_fan_out, "Children per agent at most")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--tree-heartbeat-ms", c.tree_heartbeat_ms, "Heartbeat interval on tree links")
+      ->capture_default_str()
+      ->check(CLI::Range(5u, 60000u));
+  app.add_option("--tree-timeout-ms", c.tree_timeout_ms,
+                 "Silence after which a tree link is declared dead and repaired")
+      ->capture_default_str()
+      ->check(CLI::Range(20u, 600000u));
+  app.add_option("--tree-retention-events", c.tree_retention_events,
+                 "Events kept to replay to agents that missed them during a repair")
+      ->capture_default_str();
+  app.add_option("--tree-retention-s", c.tree_retention_s,
+                 "Oldest event kept for replay after a repair, seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 86400u));
 }
 
 }  // namespace ftb::agent

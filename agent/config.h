@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -30,6 +31,16 @@ struct AgentConfig {
   uint32_t max_subscriptions_per_client = 1024;
   std::string log_level = "info";
   std::string ready_file;  // written with the bound endpoints once clients are accepted
+
+  // The tree of agents (needs the TCP endpoint). Seeds: agents to join through;
+  // none means this agent founds a tree that others join.
+  std::vector<std::string> tree_seeds;
+  std::string tree_advertise;  // address peers reach us at; "" = the TCP endpoint, host name for 0.0.0.0
+  uint32_t tree_fan_out = 8;
+  uint32_t tree_heartbeat_ms = 200;
+  uint32_t tree_timeout_ms = 800;  // a silent link is declared dead after this
+  uint32_t tree_retention_events = 100000;
+  uint32_t tree_retention_s = 60;
 };
 
 // Registers every AgentConfig field as a flag (and so as a config-file key).

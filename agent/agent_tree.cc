@@ -1,0 +1,227 @@
+// The agent's part in the tree of agents: it drives a tree::TreeNode over
+// ZeroMQ, hands it locally published events and local subscription interest,
+// delivers what other agents route here, and publishes its own topology
+// changes as FTB.AGENT events.
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/agent.h"
+#include "agent/tree_wire.h"
+#include "client/codec.h"
+#include "client/event.h"
+#include "client/event_codec.h"
+
+namespace ftb::agent {
+namespace {
+
+constexpr char kAgentEventSpace[] = "FTB.AGENT";
+constexpr std::size_t kTreeBacklogFrames = 100000;
+
+tree::Nanos treeNow(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<tree::Nanos>(t.time_since_epoch());
+}
+
+// "tcp://0.0.0.0:10809" is where we listen, not where peers find us.
+std::string advertisedAddress(const std::string& bound, const std::string& host) {
+  for (const std::string wildcard : {"tcp://0.0.0.0:", "tcp://*:", "tcp://[::]:"}) {
+    if (bound.rfind(wildcard, 0) == 0) return "tcp://" + host + ":" + bound.substr(wildcard.size());
+  }
+  return bound;
+}
+
+std::string nodeText(const tree::NodeRef& n) { return n.name + "@" + n.address; }
+
+}  // namespace
+
+Status Agent::startTree() {
+  std::string bound;
+  for (const auto& e : endpoints_) {
+    if (e.rfind("tcp://", 0) == 0) bound = e;
+  }
+  if (bound.empty()) {
+    if (!config_.tree_seeds.empty()) {
+      return invalidArgument("--tree-seeds needs a TCP endpoint: set --tcp-endpoint");
+    }
+    return {};  // local-only agent: no tree
+  }
+  tree::TreeConfig tc;
+  tc.fan_out = config_.tree_fan_out;
+  tc.heartbeat_interval = std::chrono::milliseconds(config_.tree_heartbeat_ms);
+  tc.link_timeout = std::chrono::milliseconds(config_.tree_timeout_ms);
+  tc.probe_interval = std::max(tc.link_timeout / 2, tc.heartbeat_interval);
+  tc.seeds = config_.tree_seeds;
+  tc.retention_events = config_.tree_retention_events;
+  tc.retention_age = std::chrono::seconds(config_.tree_retention_s);
+  tc.reorder_timeout = std::max<tree::Nanos>(4 * tc.link_timeout, std::chrono::seconds(2));
+  incarnation_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count());
+  const std::string address = config_.tree_advertise.empty()
+                                  ? advertisedAddress(bound, config_.name)
+                                  : config_.tree_advertise;
+  tree_transport_ = std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames);
+  tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name}, tc,
+                                           *tree_transport_, static_cast<tree::TreeHost&>(*this),
+                                           incarnation_);
+  tree_->start(treeNow(std::chrono::steady_clock::now()));
+  return {};
+}
+
+void Agent::driveTree(std::chrono::steady_clock::time_point now) {
+  if (!tree_) return;
+  if (tree_interest_dirty_) {
+    tree_interest_dirty_ = false;
+    tree::Interest interest;
+    for (const auto& [id, s] : sessions_) {
+      for (const auto& [sub_id, sub] : s->subscriptions) interest.push_back(sub.filter.eventSpaceText());
+    }
+    tree_->setLocalInterest(std::move(interest), treeNow(now));
+  }
+  tree_->tick(treeNow(now));
+  tree_->flush();
+  tree_transport_->flush(now);
+  publishTopologyChanges();
+}
+
+void Agent::updateTreeInterest() { tree_interest_dirty_ = true; }
+
+void Agent::onTree(const proto::Envelope& envelope) {
+  if (!tree_) return;
+  Result<tree::TreeMessage> message = fromProto(envelope.tree());
+  if (!message.ok()) {
+    counters_.set_bad_frames(counters_.bad_frames() + 1);
+    log_.warn("bad-tree", "bad tree message: {}", message.status().message());
+    return;
+  }
+  tree_->onMessage(*message, treeNow(std::chrono::steady_clock::now()));
+}
+
+void Agent::sendToTree(const RoutedEventPtr& routed, const std::string& publisher_key) {
+  if (!tree_) return;
+  tree::TreeEvent event{publisher_key, routed->event.id().seq(), routed->event.event_space(),
+                        routed->event.type() == proto::RESPONSE,
+                        std::shared_ptr<const std::string>(routed, &routed->bytes)};
+  tree_->publishLocal(event, treeNow(routed->arrived));
+}
+
+void Agent::deliverLocal(const tree::TreeEvent& event) {
+  if (!event.bytes) return;
+  auto routed = std::make_shared<RoutedEvent>();
+  if (!routed->event.ParseFromString(*event.bytes)) {
+    counters_.set_bad_frames(counters_.bad_frames() + 1);
+    log_.warn("bad-tree-event", "an event from another agent does not parse");
+    return;
+  }
+  routed->bytes = *event.bytes;
+  routed->arrived = std::chrono::steady_clock::now();
+  history_.add(routed);
+  route(routed);
+}
+
+void Agent::topologyChanged(const tree::TopologyChange& change) {
+  topology_changes_.push_back(change);
+}
+
+void Agent::eventsLost(uint64_t count) {
+  log_.warn("tree-lost", "{} events from other agents never arrived after a repair", count);
+  publishAgentEvent("FTB_AGENT_EVENTS_LOST", proto::ERROR,
+                    "agent=" + config_.name + " lost=" + std::to_string(count));
+}
+
+void Agent::publishTopologyChanges() {
+  std::vector<tree::TopologyChange> changes;
+  changes.swap(topology_changes_);
+  using K = tree::TopologyChange::Kind;
+  for (const auto& c : changes) {
+    std::string name;
+    proto::Severity severity = proto::INFO;
+    switch (c.kind) {
+      case K::kJoined: name = "FTB_AGENT_JOINED"; break;
+      case K::kParentLost: name = "FTB_AGENT_PARENT_LOST", severity = proto::WARNING; break;
+      case K::kReattached: name = "FTB_AGENT_REATTACHED"; break;
+      case K::kBecameRoot: name = "FTB_AGENT_ROOT_TAKEOVER"; break;
+      case K::kChildAttached: name = "FTB_AGENT_CHILD_ATTACHED"; break;
+      case K::kChildLost: name = "FTB_AGENT_CHILD_LOST", severity = proto::WARNING; break;
+      case K::kMerged: name = "FTB_AGENT_TREES_MERGED"; break;
+      case K::kCycleBroken: name = "FTB_AGENT_CYCLE_BROKEN", severity = proto::WARNING; break;
+    }
+    std::string payload = "agent=" + config_.name + " address=" + tree_->self().address +
+                          " peer=" + nodeText(c.subject);
+    if (c.repair_time > tree::Nanos(0)) {
+      payload += " repair_ms=" + std::to_string(
+                                     std::chrono::duration<double, std::milli>(c.repair_time).count());
+    }
+    if (!c.detail.empty()) payload += " detail=\"" + c.detail + "\"";
+    spdlog::log(severity == proto::WARNING ? spdlog::level::warn : spdlog::level::info,
+                "tree: {} {}", name, payload);
+    publishAgentEvent(name, severity, std::move(payload));
+  }
+}
+
+void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
+                              std::string payload) {
+  auto routed = std::make_shared<RoutedEvent>();
+  proto::Event& e = routed->event;
+  e.set_event_space(kAgentEventSpace);
+  e.set_event_name(name);
+  e.set_severity(severity);
+  e.set_client_name("ftb-agent");
+  e.set_type(proto::NORMAL);
+  auto* origin = e.mutable_id()->mutable_origin();
+  origin->set_host(config_.name);
+  origin->set_pid(static_cast<uint32_t>(getpid()));
+  origin->set_process_start_ns(incarnation_);
+  e.mutable_id()->set_seq(++agent_event_seq_);
+  const auto wall = std::chrono::system_clock::now().time_since_epoch();
+  e.set_time_sec(std::chrono::duration_cast<std::chrono::seconds>(wall).count());
+  e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
+  e.set_payload(std::move(payload));
+  auto* sender = e.mutable_sender();
+  sender->set_agent(config_.name);
+  sender->set_uid(geteuid());
+  sender->set_pid(static_cast<uint32_t>(getpid()));
+  sender->set_credentials_known(true);
+  routed->bytes = e.SerializeAsString();
+  routed->arrived = std::chrono::steady_clock::now();
+  counters_.set_events_in(counters_.events_in() + 1);
+  history_.add(routed);
+  route(routed);
+  sendToTree(routed, ftb::fromProto(e.id()).publisherKey());
+}
+
+void Agent::fillTreeInfo(proto::TreeInfo* info) {
+  info->set_uptime_ms(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                std::chrono::steady_clock::now() - started_)
+                                                .count()));
+  info->set_clients(static_cast<uint32_t>(sessions_.size()));
+  if (!tree_) {
+    info->set_state("disabled");
+    return;
+  }
+  const tree::Nanos now = treeNow(std::chrono::steady_clock::now());
+  toProto(tree_->self(), info->mutable_self());
+  switch (tree_->state()) {
+    case tree::TreeNode::State::kJoining: info->set_state("joining"); break;
+    case tree::TreeNode::State::kAttached: info->set_state("attached"); break;
+    case tree::TreeNode::State::kRoot: info->set_state("root"); break;
+  }
+  for (const auto& n : tree_->path()) toProto(n, info->add_path());
+  for (const auto& l : tree_->links(now)) {
+    auto* link = info->add_links();
+    toProto(l.node, link->mutable_node());
+    link->set_is_parent(l.is_parent);
+    link->set_rtt_us(l.rtt.count() < 0 ? -1 : l.rtt.count() / 1000);
+    link->set_silent_for_ms(l.silent_for.count() / 1000000);
+    link->set_subtree_size(l.subtree_size);
+  }
+  const auto stats = tree_->stats();
+  info->set_repairs(stats.repairs);
+  info->set_last_repair_ms(stats.last_repair_time.count() / 1000000);
+  info->set_events_forwarded(stats.events_forwarded);
+  info->set_events_replayed(stats.events_replayed);
+  info->set_duplicates_suppressed(stats.duplicates_suppressed);
+  info->set_events_lost(stats.events_lost);
+}
+
+}  // namespace ftb::agent
