@@ -1,5 +1,7 @@
 #include "agent/tree/local_order.h"
 
+#include <algorithm>
+
 namespace ftb::tree {
 
 void LocalOrder::drain(Stream& s, std::vector<TreeEvent>& ready) {
@@ -16,12 +18,7 @@ void LocalOrder::arrive(const TreeEvent& event, Nanos now, std::vector<TreeEvent
   auto [it, fresh] = streams_.try_emplace(event.publisher);
   Stream& s = it->second;
   s.updated = now;
-  if (fresh) {
-    s.first = event.seq;
-    s.next = event.seq + 1;
-    ready.push_back(event);
-    return;
-  }
+  if (fresh) s.next = event.seq;
   if (event.seq == s.next) {
     ready.push_back(event);
     ++s.next;
@@ -32,11 +29,9 @@ void LocalOrder::arrive(const TreeEvent& event, Nanos now, std::vector<TreeEvent
   if (event.seq > s.next) {
     if (s.waiting.empty()) s.waiting_since = now;
     s.waiting.emplace(event.seq, event);
-    return;
   }
-  // Behind `next`: older than local interest, or a gap given up on that was
-  // filled after all (then late is better than never).
-  if (event.seq >= s.first) ready.push_back(event);
+  // Behind `next`: delivering it now would break the order its subscribers
+  // rely on (a late fill was counted as lost when its gap was given up).
 }
 
 uint64_t LocalOrder::expire(Nanos now, std::vector<TreeEvent>& ready) {
@@ -57,6 +52,22 @@ uint64_t LocalOrder::expire(Nanos now, std::vector<TreeEvent>& ready) {
     }
   }
   return lost;
+}
+
+SeenVector LocalOrder::gaps(Nanos now, Nanos min_age) const {
+  SeenVector out;
+  for (const auto& [publisher, s] : streams_) {
+    if (s.waiting.empty() || now - s.waiting_since < min_age) continue;
+    SeenEntry entry{publisher, s.waiting.rbegin()->first, {}};
+    uint64_t expected = s.next;
+    for (const auto& [seq, event] : s.waiting) {
+      if (seq > expected) entry.holes.push_back({expected, seq - 1});
+      expected = seq + 1;
+    }
+    out.push_back(std::move(entry));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::size_t LocalOrder::held() const {

@@ -1,6 +1,7 @@
 // Puts events from other agents back in publish order before they reach local
 // subscribers. After a repair a replay can fill a gap after newer events have
-// arrived by the new path; those wait here (up to a timeout) for the gap.
+// arrived by the new path; those wait here (up to a timeout) for the gap, and
+// the tree asks upstream for what is missing meanwhile (see gaps()).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/tree/tree_types.h"
+#include "agent/tree/tree_messages.h"
 
 namespace ftb::tree {
 
@@ -17,19 +18,21 @@ class LocalOrder {
  public:
   explicit LocalOrder(Nanos hold_timeout) : hold_timeout_(hold_timeout) {}
 
-  // Appends to `ready` what can be delivered now, in order. An event older
-  // than the first one delivered from its publisher predates local interest
-  // and is skipped.
+  // Appends to `ready` what can be delivered now, in order. An event behind
+  // the next one due is dropped: it predates local interest, or its gap was
+  // given up on and what followed it has been delivered already.
   void arrive(const TreeEvent& event, Nanos now, std::vector<TreeEvent>& ready);
   // Gives up on gaps older than the timeout: what waited behind them is
   // appended to `ready`; returns how many events were never filled in.
   uint64_t expire(Nanos now, std::vector<TreeEvent>& ready);
+  // The gaps open for at least `min_age`, per publisher: `high` is the last
+  // event waiting, `holes` what is missing below it.
+  SeenVector gaps(Nanos now, Nanos min_age) const;
   std::size_t held() const;
 
  private:
   struct Stream {
-    uint64_t first = 0;  // first sequence delivered
-    uint64_t next = 0;   // next sequence due
+    uint64_t next = 0;  // next sequence due
     std::map<uint64_t, TreeEvent> waiting;
     Nanos waiting_since{0};
     Nanos updated{0};

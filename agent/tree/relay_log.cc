@@ -63,7 +63,8 @@ bool RelayLog::admitSequence(Sequence& s, uint64_t seq) {
   }
   if (seq < s.low) {
     // Older than anything seen here: a replay on its way to a side that needs
-    // it. What lies between was never needed here, so it is no gap to fill.
+    // it, the first of a run that will fill up to what was seen first.
+    addRange(s.holes, {seq + 1, s.low - 1});
     s.low = seq;
     return true;
   }
@@ -81,6 +82,7 @@ bool RelayLog::admit(const TreeEvent& event, const std::string& from, Nanos now)
     return false;
   }
   if (s.event_space.empty()) s.event_space = event.event_space;
+  s.from = from;
   s.updated = now;
   if (max_events_ > 0) {
     if (events_.size() >= max_events_) events_.pop_front();
@@ -132,6 +134,29 @@ std::vector<TreeEvent> RelayLog::missing(const InterestMatcher& interest,
     if (lacks) out.push_back(e.event);
   }
   return out;
+}
+
+std::vector<TreeEvent> RelayLog::fill(SeenVector& wanted) const {
+  std::vector<TreeEvent> out;
+  std::unordered_map<std::string, SeenEntry*> by_publisher;
+  for (SeenEntry& e : wanted) by_publisher[e.publisher] = &e;
+  for (const Entry& e : events_) {
+    auto it = by_publisher.find(e.event.publisher);
+    if (it == by_publisher.end() || !contains(it->second->holes, e.event.seq)) continue;
+    removeValue(it->second->holes, e.event.seq);
+    out.push_back(e.event);
+  }
+  return out;
+}
+
+std::string RelayLog::upstream(const std::string& publisher) const {
+  auto it = sequences_.find(publisher);
+  return it == sequences_.end() ? std::string() : it->second.from;
+}
+
+bool RelayLog::isLocal(const std::string& publisher) const {
+  auto it = sequences_.find(publisher);
+  return it != sequences_.end() && it->second.from.empty();
 }
 
 }  // namespace ftb::tree

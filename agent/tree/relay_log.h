@@ -38,6 +38,14 @@ class RelayLog {
   std::vector<TreeEvent> missing(const InterestMatcher& interest, const SeenVector& their_seen,
                                  Nanos window, Nanos now, const std::string& not_from) const;
 
+  // Retained events in the holes of `wanted` (publishers it lists only),
+  // oldest first. What is served is taken out of `wanted`'s holes.
+  std::vector<TreeEvent> fill(SeenVector& wanted) const;
+  // The link a publisher's events last came from ("" for a local one): the
+  // way toward the publisher, where a gap can be filled.
+  std::string upstream(const std::string& publisher) const;
+  bool isLocal(const std::string& publisher) const;
+
   std::size_t retained() const { return events_.size(); }
   uint64_t duplicates() const { return duplicates_; }
 
@@ -47,6 +55,7 @@ class RelayLog {
     uint64_t high = 0;
     std::vector<SeqRange> holes;
     std::string event_space;
+    std::string from;  // the link the last one came from
     Nanos updated{};
   };
   struct Entry {

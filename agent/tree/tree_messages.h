@@ -63,6 +63,9 @@ struct InterestUpdate {
   SeenVector seen;          // sent with a repair only
   Nanos replay_window{0};   // as in JoinRequest; zero for a change of subscriptions
 };
+// An InterestUpdate with this window changes no interest: it asks for the
+// events in the holes of `seen` (a subscriber's gap; see TreeNode::requestFills).
+inline constexpr Nanos kFillRequest{-1};
 
 struct EventBatch {
   std::vector<TreeEvent> events;

@@ -520,6 +520,7 @@ void TreeNode::tick(Nanos now) {
   if (state_ == State::kRoot && now >= next_probe_at_) probeAnotherTree(now);
   if (now >= next_heartbeat_at_) {
     sendHeartbeats(now);
+    requestFills(now);
     next_heartbeat_at_ = now + config_.heartbeat_interval;
   }
   expireGaps(now);

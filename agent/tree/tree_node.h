@@ -168,6 +168,10 @@ class TreeNode {
                 const InterestMatcher* already_sent, Nanos now);
   void queueEvent(Link& link, const TreeEvent& event);
   void deliverInOrder(const TreeEvent& event, Nanos now);
+  void requestFills(Nanos now);
+  void onFillRequest(Link& link, SeenVector wanted);
+  void sendFillRequest(const std::string& to, SeenVector wanted);
+  std::string towardPublisher(const std::string& publisher, const std::string& asker) const;
   void expireGaps(Nanos now);
 
   NodeRef self_;

@@ -48,6 +48,7 @@ void TreeNode::propagateInterest(const std::string& except, const SeenVector& th
 }
 
 void TreeNode::onInterestUpdate(Link& link, const InterestUpdate& update, Nanos now) {
+  if (update.replay_window == kFillRequest) return onFillRequest(link, update.seen);
   InterestMatcher before;
   before.assign(link.interest.interest());
   const bool grew = grows(before.interest(), update.interest);
@@ -65,6 +66,52 @@ void TreeNode::replayTo(Link& link, const SeenVector& their_seen, Nanos replay_w
     ++stats_.events_replayed;
     queueEvent(link, event);
   }
+}
+
+// ---- filling gaps ----
+//
+// A replay at a repair covers what the two sides report; a gap it cannot see
+// (a part of the side that missed events its new neighbour never had) shows
+// at the subscriber as events waiting in LocalOrder. The subscriber asks the
+// way its publisher's events come from; each agent on that way resends what
+// it retains and passes the rest of the request on toward the publisher,
+// which retains its own events. The fills return along the same links.
+
+void TreeNode::requestFills(Nanos now) {
+  std::map<std::string, SeenVector> by_link;
+  for (SeenEntry& gap : local_order_.gaps(now, config_.heartbeat_interval)) {
+    const std::string to = towardPublisher(gap.publisher, "");
+    if (!to.empty()) by_link[to].push_back(std::move(gap));
+  }
+  for (auto& [address, wanted] : by_link) sendFillRequest(address, std::move(wanted));
+}
+
+std::string TreeNode::towardPublisher(const std::string& publisher, const std::string& asker) const {
+  std::string to = relay_.upstream(publisher);
+  if (to.empty() && relay_.isLocal(publisher)) return "";  // we are the publisher
+  if (links_.count(to) == 0) to = parent_address_;  // that link is gone: try upward
+  return to == asker ? "" : to;
+}
+
+void TreeNode::sendFillRequest(const std::string& to, SeenVector wanted) {
+  // The interest is unchanged; the window marks the update as a request.
+  send(to, InterestUpdate{.interest = links_.at(to).sent_interest,
+                          .seen = std::move(wanted),
+                          .replay_window = kFillRequest});
+}
+
+void TreeNode::onFillRequest(Link& link, SeenVector wanted) {
+  for (TreeEvent& event : relay_.fill(wanted)) {
+    ++stats_.events_replayed;
+    queueEvent(link, event);
+  }
+  std::map<std::string, SeenVector> onward;
+  for (SeenEntry& entry : wanted) {
+    if (entry.holes.empty()) continue;
+    const std::string to = towardPublisher(entry.publisher, link.node.address);
+    if (!to.empty()) onward[to].push_back(std::move(entry));
+  }
+  for (auto& [address, rest] : onward) sendFillRequest(address, std::move(rest));
 }
 
 bool TreeNode::publishLocal(const TreeEvent& event, Nanos now) {

@@ -145,6 +145,9 @@ void World::deliver(Pending& p) {
     if (std::holds_alternative<tree::JoinRequest>(p.message.body)) fprintf(stderr, "%.4f JOINREQ %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
     if (const auto* r = std::get_if<tree::JoinReply>(&p.message.body)) fprintf(stderr, "%.4f JOINREPLY %s -> %s %d %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), int(r->result), r->reason.c_str());
     if (const auto* r = std::get_if<tree::InterestUpdate>(&p.message.body)) fprintf(stderr, "%.4f INTEREST %s -> %s n=%zu win=%.3f seen=%zu\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), r->interest.size(), r->replay_window.count()/1e9, r->seen.size());
+    if (const auto* r = std::get_if<tree::ProbeReply>(&p.message.body)) fprintf(stderr, "%.4f PROBEREPLY %s -> %s in_tree=%d root=%s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), int(r->in_tree), r->path.empty() ? "-" : r->path.front().address.c_str());
+    if (std::holds_alternative<tree::Probe>(p.message.body)) fprintf(stderr, "%.4f PROBE %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
+    if (std::holds_alternative<tree::MergeInvite>(p.message.body)) fprintf(stderr, "%.4f MERGEINVITE %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
     if (const auto* r = std::get_if<tree::Leave>(&p.message.body)) fprintf(stderr, "%.4f LEAVE %s -> %s %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), r->reason.c_str());
   }
   n.tree->onMessage(p.message, now_);

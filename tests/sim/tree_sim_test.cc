@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE tree_sim
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -86,7 +87,12 @@ BOOST_AUTO_TEST_CASE(ten_thousand_agents_survive_kills_of_interior_agents_and_th
   for (int i = 0; i < 40; ++i) world.subscribe(any(random), "event_space=FTB.SIM.A, severity>=error");
   std::vector<std::size_t> publishers;
   const char* spaces[] = {"FTB.SIM.A", "FTB.SIM.B", "FTB.SIM.C"};
-  for (int i = 0; i < 12; ++i) publishers.push_back(any(random));
+  // Distinct nodes: a publisher has one namespace (an FTB client connects
+  // with one event space), which the routing relies on.
+  while (publishers.size() < 12) {
+    const std::size_t p = any(random);
+    if (std::find(publishers.begin(), publishers.end(), p) == publishers.end()) publishers.push_back(p);
+  }
 
   world.runUntil(6s);
   if (std::getenv("FTB_SIM_DEBUG")) {
