@@ -147,6 +147,7 @@ void TreeNode::onMessage(const TreeMessage& message, Nanos now) {
 void TreeNode::beginJoin(std::deque<Candidate> candidates, bool repair, Nanos now) {
   state_ = State::kJoining;
   candidates_ = std::move(candidates);
+  candidate_probe_ = CandidateProbe{};
   pending_.reset();
   redirects_ = 0;
   join_repair_ = repair;
@@ -161,8 +162,8 @@ void TreeNode::tryNextCandidate(Nanos now) {
     candidates_.pop_front();
     if (c.address == self_.address || links_.count(c.address) != 0) continue;
     if (auto d = dead_.find(c.address); d != dead_.end() && d->second.second > now) continue;
-    pending_ = PendingJoin{c.address, ++attempts_,
-                           now + std::max(2 * config_.heartbeat_interval, config_.link_timeout / 2)};
+    if (silentCandidate(c.address, now)) continue;
+    pending_ = PendingJoin{c.address, ++attempts_, now + joinTimeout()};
     join_interest_ = interestFor(parent_address_);  // our whole side: local + children
     // A repair replays what was published since this side split off and what
     // was in flight then. Two trees meeting replay all they retain: each part
@@ -186,6 +187,23 @@ void TreeNode::tryNextCandidate(Nanos now) {
     return;
   }
   becomeRoot(now);
+}
+
+Nanos TreeNode::joinTimeout() const {
+  return std::max(2 * config_.heartbeat_interval, config_.link_timeout / 2);
+}
+
+void TreeNode::probeCandidates(Nanos now) {
+  candidate_probe_ = CandidateProbe{now, {}, {}};
+  for (const Candidate& c : candidates_) {
+    if (candidate_probe_.asked.insert(c.address).second) send(c.address, Probe{++probe_nonce_});
+  }
+}
+
+bool TreeNode::silentCandidate(const std::string& address, Nanos now) const {
+  const CandidateProbe& p = candidate_probe_;
+  return now - p.sent_at >= joinTimeout() && p.asked.count(address) != 0 &&
+         p.answered.count(address) == 0;
 }
 
 void TreeNode::becomeRoot(Nanos now) {
@@ -386,6 +404,7 @@ void TreeNode::orphaned(const NodeRef& lost, const std::string& why, Nanos last_
   siblings_.clear();
   not_ready_counts_.clear();
   beginJoin(std::move(candidates), /*repair=*/true, now);
+  if (state_ == State::kJoining) probeCandidates(now);
 }
 
 void TreeNode::dropLink(const std::string& address, const std::string& why, Nanos now) {
@@ -446,6 +465,12 @@ void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
     link.subtree_size = hb.subtree_size;
     return;
   }
+  if (siblings_.size() != hb.children.size() ||
+      !std::equal(siblings_.begin(), siblings_.end(), hb.children.begin(),
+                  [](const NodeRef& a, const NodeRef& b) { return a.sameNode(b); })) {
+    // Former siblings are whom a root cut off from the seeds can still probe.
+    for (const NodeRef& s : hb.children) remember(s);
+  }
   siblings_ = hb.children;
   if (std::any_of(hb.path.begin(), hb.path.end(), [&](const NodeRef& n) { return n.address == self_.address; })) {
     ++stats_.cycles_broken;
@@ -483,6 +508,7 @@ void TreeNode::onProbe(const NodeRef& from, const Probe& probe) {
 
 void TreeNode::onProbeReply(const NodeRef& from, const ProbeReply& reply, Nanos now) {
   remember(from);
+  if (state_ == State::kJoining) candidate_probe_.answered.insert(from.address);
   if (state_ != State::kRoot || !reply.in_tree || reply.path.empty()) return;
   const NodeRef& their_root = reply.path.front();
   if (their_root.sameNode(self_)) return;  // our own tree
@@ -495,6 +521,11 @@ void TreeNode::onProbeReply(const NodeRef& from, const ProbeReply& reply, Nanos 
 }
 
 void TreeNode::onMergeInvite(const NodeRef& from, Nanos now) {
+  if (state_ == State::kAttached) {
+    // The inviter knew us as a root from a path that is stale now (we merged
+    // into another tree): tell it where our root is.
+    return send(from.address, ProbeReply{0, true, path_});
+  }
   if (state_ != State::kRoot || !(keyOf(from) < keyOf(self_))) return;
   merging_ = true;
   beginJoin({{from.address}}, /*repair=*/true, now);
