@@ -128,6 +128,14 @@ class TreeNode {
   struct Candidate {
     std::string address;
   };
+  // A repair probes all its candidates at once, so that after one join
+  // timeout those that never answered (dead, or across a partition) are
+  // skipped instead of timing out one after the other.
+  struct CandidateProbe {
+    Nanos sent_at{0};
+    std::set<std::string> asked;
+    std::set<std::string> answered;
+  };
   struct PendingJoin {
     std::string address;
     uint64_t attempt = 0;
@@ -147,6 +155,9 @@ class TreeNode {
   void attachTo(const NodeRef& parent, const JoinReply& reply, Nanos now);
   void beginJoin(std::deque<Candidate> candidates, bool repair, Nanos now);
   void tryNextCandidate(Nanos now);
+  void probeCandidates(Nanos now);
+  bool silentCandidate(const std::string& address, Nanos now) const;
+  Nanos joinTimeout() const;
   void becomeRoot(Nanos now);
   void orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard, Nanos now);
   void dropLink(const std::string& address, const std::string& why, Nanos now);
@@ -193,6 +204,7 @@ class TreeNode {
   // Joining / repairing.
   std::deque<Candidate> candidates_;
   std::optional<PendingJoin> pending_;
+  CandidateProbe candidate_probe_;
   Nanos next_attempt_at_{0};
   uint64_t attempts_ = 0;
   int redirects_ = 0;
