@@ -30,10 +30,11 @@ struct GlobalOptions {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitUsage = 1,         // bad option or value
-  kExitUnreachable = 2,   // no agent answered at --agent within --timeout-ms
-  kExitRejected = 3,      // the agent refused the request (invalid filter, name ...)
-  kExitWatchTimeout = 4,  // watch --timeout ran out first
+  kExitUsage = 1,           // bad option or value
+  kExitUnreachable = 2,     // no agent answered at --agent within --timeout-ms
+  kExitRejected = 3,        // the agent refused the request (invalid filter, name ...)
+  kExitWatchTimeout = 4,    // watch --timeout ran out first
+  kExitTreeIncomplete = 5,  // tree: some agents did not answer, or they disagree
 };
 
 // For --help and docs/FTBCTL.md.
@@ -43,7 +44,9 @@ inline constexpr std::string_view kExitCodeHelp =
     "  1  usage error: a bad option or value\n"
     "  2  agent unreachable: nothing answered at --agent within --timeout-ms\n"
     "  3  rejected by the agent: invalid filter, event space or name, payload too large ...\n"
-    "  4  watch: --timeout ran out before --count events arrived\n";
+    "  4  watch: --timeout ran out before --count events arrived\n"
+    "  5  tree: the tree is shown, but some agents did not answer or the agents disagree\n"
+    "     about it (a child that does not name its parent, a cycle, more than one root)\n";
 
 // The exit code for a failed call: unavailable/deadline -> 2, internal -> 2,
 // anything the agent (or the SDK's identical local check) refused -> 3.
@@ -64,5 +67,6 @@ Command addWatchCommand(CLI::App& app, const GlobalOptions& globals);
 Command addStatusCommand(CLI::App& app, const GlobalOptions& globals);
 Command addClientsCommand(CLI::App& app, const GlobalOptions& globals);
 Command addHistoryCommand(CLI::App& app, const GlobalOptions& globals);
+Command addTreeCommand(CLI::App& app, const GlobalOptions& globals);
 
 }  // namespace ftb::cli

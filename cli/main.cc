@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{
       "ftbctl: inspect and drive the ftb fault tolerance backplane through the local\n"
-      "ftb-agent: publish and watch events, show the agent's status, clients and history.",
+      "ftb-agent: publish and watch events, show the agent's status, clients and history,\n"
+      "and the live tree of agents.",
       "ftbctl"};
   app.footer(std::string(kExitCodeHelp));
   app.require_subcommand(1);
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       addPublishCommand(app, globals), addWatchCommand(app, globals),
       addStatusCommand(app, globals),  addClientsCommand(app, globals),
-      addHistoryCommand(app, globals),
+      addHistoryCommand(app, globals), addTreeCommand(app, globals),
   };
   for (const Command& c : commands) {
     c.app->footer(

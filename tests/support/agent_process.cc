@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,10 +52,14 @@ void AgentProcess::start() {
   std::vector<std::string> args = {
       runfile("agent/ftb-agent"),
       "--ipc-endpoint=" + ipcEndpoint(),
-      "--tcp-endpoint=tcp://127.0.0.1:" + std::to_string(tcp_port_),
       "--ready-file=" + ready,
       "--log-level=warn",
   };
+  // The agent takes --tcp-endpoint once: a test's own (e.g. =none) replaces the default.
+  const bool own_tcp = std::any_of(extra_flags_.begin(), extra_flags_.end(), [](const auto& f) {
+    return f.rfind("--tcp-endpoint", 0) == 0;
+  });
+  if (!own_tcp) args.push_back("--tcp-endpoint=tcp://127.0.0.1:" + std::to_string(tcp_port_));
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");

@@ -31,7 +31,8 @@ class TempDir {
 
 class AgentProcess {
  public:
-  // Extra flags are appended to the agent's command line.
+  // Extra flags are appended to the agent's command line; a --tcp-endpoint
+  // among them replaces the default loopback one (tcpEndpoint() is then what it bound, if any).
   explicit AgentProcess(std::vector<std::string> extra_flags = {});
   ~AgentProcess();  // SIGTERM, then SIGKILL if it lingers
 

@@ -7,45 +7,22 @@
 #include <vector>
 
 #include "tests/integration/cli/child_process.h"
+#include "tests/integration/cli/ftbctl_runner.h"
 #include "tests/support/agent_process.h"
 
 using namespace std::chrono_literals;
 using ftb::testing::AgentProcess;
 using ftb::testing::ChildProcess;
 using ftb::testing::ChildResult;
+using ftb::testing::contains;
+using ftb::testing::describe;
+using ftb::testing::ftbctl;
+using ftb::testing::ftbctlCommand;
+using ftb::testing::ftbctlRun;
+using ftb::testing::lines;
 using ftb::testing::waitFor;
 
 namespace {
-
-const std::string& ftbctl() {
-  static const std::string path = ftb::testing::runfile("cli/ftbctl");
-  return path;
-}
-
-// ftbctl --agent ENDPOINT args...
-std::vector<std::string> command(const std::string& endpoint, std::vector<std::string> args) {
-  std::vector<std::string> argv = {ftbctl(), "--agent", endpoint};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
-ChildResult ftbctlRun(const AgentProcess& agent, std::vector<std::string> args) {
-  return ftb::testing::runChild(command(agent.ipcEndpoint(), std::move(args)));
-}
-
-std::string describe(const ChildResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
-    out.push_back(text.substr(start, nl - start));
-  }
-  if (start < text.size()) out.push_back(text.substr(start));
-  return out;
-}
 
 // The first string value of "key" in a line of ftbctl's JSON (no escapes needed here).
 std::string jsonString(const std::string& json, const std::string& key) {
@@ -62,10 +39,6 @@ uint64_t jsonNumber(const std::string& json, const std::string& key) {
   const std::size_t at = json.find(marker);
   BOOST_REQUIRE_MESSAGE(at != std::string::npos, "no " << key << " in " << json);
   return std::stoull(json.substr(at + marker.size()));
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // Waits until `ftbctl clients --json` lists a subscription with exactly this filter.
@@ -138,8 +111,9 @@ BOOST_AUTO_TEST_CASE(binary_payload_is_base64_in_json_and_escaped_in_tables) {
 BOOST_AUTO_TEST_CASE(watch_receives_two_events_published_by_another_ftbctl) {
   AgentProcess agent;
   const std::string filter = "event_space=FTB.CLITEST.*";
-  ChildProcess watcher(command(agent.ipcEndpoint(), {"watch", "--filter", filter, "--count", "2",
-                                                     "--json", "--client-name", "watcher"}));
+  ChildProcess watcher(ftbctlCommand(
+      agent.ipcEndpoint(),
+      {"watch", "--filter", filter, "--count", "2", "--json", "--client-name", "watcher"}));
   waitForSubscription(agent, watcher, filter);
 
   ChildResult noise = ftbctlRun(
@@ -181,7 +155,9 @@ BOOST_AUTO_TEST_CASE(watch_last_replays_history_then_stops_at_count) {
 }
 
 BOOST_AUTO_TEST_CASE(status_counters_follow_publishes) {
-  AgentProcess agent;
+  // No TCP endpoint, no tree: its own FTB.AGENT events (becoming a root ...) would
+  // count in events_in at a moment of their own.
+  AgentProcess agent({"--tcp-endpoint=none"});
   ChildResult before = ftbctlRun(agent, {"status", "--json"});
   BOOST_REQUIRE_MESSAGE(before.exit_code == 0, describe(before));
   BOOST_CHECK(contains(before.out, "\"version\":\"0.1.0\""));
@@ -230,10 +206,11 @@ BOOST_AUTO_TEST_CASE(unreachable_agent_exits_2_promptly) {
              {"status"},
              {"clients"},
              {"history"},
+             {"tree"},
              {"watch"},
              {"publish", "--space", "FTB.CLITEST", "--name", "X", "--severity", "info"}}) {
       args.insert(args.begin(), {"--timeout-ms", "20000"});
-      ChildResult r = ftb::testing::runChild(command(endpoint, args));
+      ChildResult r = ftb::testing::runChild(ftbctlCommand(endpoint, args));
       BOOST_CHECK_MESSAGE(r.exit_code == 2, endpoint << " " << args[2] << ": " << describe(r));
       BOOST_CHECK_MESSAGE(r.elapsed < 5s,
                           endpoint << " " << args[2] << " took " << r.elapsed.count() << " ms");
@@ -270,7 +247,7 @@ BOOST_AUTO_TEST_CASE(watch_stops_with_0_on_sigterm_and_sigint) {
   AgentProcess agent;
   for (int sig : {SIGTERM, SIGINT}) {
     const std::string filter = "event_name=SIGNAL" + std::to_string(sig);
-    ChildProcess watcher(command(agent.ipcEndpoint(), {"watch", "--filter", filter}));
+    ChildProcess watcher(ftbctlCommand(agent.ipcEndpoint(), {"watch", "--filter", filter}));
     waitForSubscription(agent, watcher, filter);
     watcher.signal(sig);
     ChildResult r = watcher.wait();
@@ -298,10 +275,11 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1_and_help_lists_exit_codes) {
   ChildResult bad_endpoint = ftb::testing::runChild({ftbctl(), "--agent", "localhost", "status"});
   BOOST_CHECK_MESSAGE(bad_endpoint.exit_code == 1, describe(bad_endpoint));
 
-  for (const char* sub : {"publish", "watch", "status", "clients", "history"}) {
+  for (const char* sub : {"publish", "watch", "status", "clients", "history", "tree"}) {
     ChildResult help = ftbctlRun(agent, {sub, "--help"});
     BOOST_CHECK_MESSAGE(help.exit_code == 0, describe(help));
-    BOOST_CHECK_MESSAGE(contains(help.out, "Exit codes:") && contains(help.out, "4  watch"),
+    BOOST_CHECK_MESSAGE(contains(help.out, "Exit codes:") && contains(help.out, "4  watch") &&
+                            contains(help.out, "5  tree"),
                         help.out);
   }
   ChildResult help = ftb::testing::runChild({ftbctl(), "--help"});
@@ -312,8 +290,8 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1_and_help_lists_exit_codes) {
 BOOST_AUTO_TEST_CASE(clients_shows_a_watcher_and_its_subscription) {
   AgentProcess agent;
   const std::string filter = "severity>=warning";
-  ChildProcess watcher(
-      command(agent.ipcEndpoint(), {"watch", "--filter", filter, "--client-name", "night-watch"}));
+  ChildProcess watcher(ftbctlCommand(
+      agent.ipcEndpoint(), {"watch", "--filter", filter, "--client-name", "night-watch"}));
   waitForSubscription(agent, watcher, filter);
   ChildResult table = ftbctlRun(agent, {"clients"});
   BOOST_REQUIRE_MESSAGE(table.exit_code == 0, describe(table));
