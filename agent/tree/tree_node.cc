@@ -216,8 +216,10 @@ void TreeNode::becomeRoot(Nanos now) {
   std::uniform_int_distribution<int64_t> jitter(0, config_.probe_interval.count());
   next_probe_at_ = now + config_.probe_interval / 2 + Nanos(jitter(random_));
   if (was_root) return;  // a merge attempt found no taker: still the same root
+  // Founding a tree at start-up is no change anyone must react to.
+  if (!was_repair) return;
   TopologyChange change{TopologyChange::Kind::kBecameRoot, self_, Nanos(0), ""};
-  if (was_repair) {
+  {
     change.repair_time = now - *orphaned_at_;
     change.detail = "no live ancestor or older sibling: this agent is now a root";
     ++stats_.repairs;
