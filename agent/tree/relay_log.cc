@@ -149,14 +149,10 @@ std::vector<TreeEvent> RelayLog::fill(SeenVector& wanted) const {
   return out;
 }
 
-std::string RelayLog::upstream(const std::string& publisher) const {
+std::optional<std::string> RelayLog::upstream(const std::string& publisher) const {
   auto it = sequences_.find(publisher);
-  return it == sequences_.end() ? std::string() : it->second.from;
-}
-
-bool RelayLog::isLocal(const std::string& publisher) const {
-  auto it = sequences_.find(publisher);
-  return it != sequences_.end() && it->second.from.empty();
+  if (it == sequences_.end()) return std::nullopt;
+  return it->second.from;
 }
 
 }  // namespace ftb::tree

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,10 +42,10 @@ class RelayLog {
   // Retained events in the holes of `wanted` (publishers it lists only),
   // oldest first. What is served is taken out of `wanted`'s holes.
   std::vector<TreeEvent> fill(SeenVector& wanted) const;
-  // The link a publisher's events last came from ("" for a local one): the
-  // way toward the publisher, where a gap can be filled.
-  std::string upstream(const std::string& publisher) const;
-  bool isLocal(const std::string& publisher) const;
+  // The link a publisher's events last came from ("" for a local one, none
+  // for a publisher never seen): the way toward the publisher, where a gap
+  // can be filled.
+  std::optional<std::string> upstream(const std::string& publisher) const;
 
   std::size_t retained() const { return events_.size(); }
   uint64_t duplicates() const { return duplicates_; }

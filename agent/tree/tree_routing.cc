@@ -87,9 +87,10 @@ void TreeNode::requestFills(Nanos now) {
 }
 
 std::string TreeNode::towardPublisher(const std::string& publisher, const std::string& asker) const {
-  std::string to = relay_.upstream(publisher);
-  if (to.empty() && relay_.isLocal(publisher)) return "";  // we are the publisher
-  if (links_.count(to) == 0) to = parent_address_;  // that link is gone: try upward
+  const std::optional<std::string> from = relay_.upstream(publisher);
+  if (from && from->empty()) return "";  // we are the publisher
+  // Unknown, or that link is gone: try upward.
+  const std::string to = from && links_.count(*from) != 0 ? *from : parent_address_;
   return to == asker ? "" : to;
 }
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <sstream>
-#include <cstdio>
-#include <cstdlib>
 
 namespace ftb::sim {
 
@@ -18,7 +16,7 @@ class World::Transport : public tree::TreeTransport {
     if (it == world_.by_address_.end()) return;  // nobody there: lost
     std::uniform_int_distribution<int64_t> latency_us(50, 500);
     Nanos at = world_.now_ + std::chrono::microseconds(latency_us(world_.random_));
-    Nanos& last = world_.last_arrival_[{from_, it->second}];
+    Nanos& last = world_.last_arrival_[static_cast<uint64_t>(from_) << 32 | it->second];
     at = std::max(at, last + Nanos(1));
     last = at;
     world_.push(Pending{at, 0, it->second, false, std::move(message), 0});
@@ -51,6 +49,7 @@ void World::addNode(std::size_t index, Nanos at) {
   node->index = index;
   node->address = "n" + std::to_string(index);
   node->transport = std::make_unique<Transport>(*this, index);
+  node->trace = &trace_;
   by_address_[node->address] = index;
   nodes_[index] = std::move(node);
   push(Pending{at, 0, index, true, {}, 0});  // the first tick starts it
@@ -61,7 +60,7 @@ void World::restart(std::size_t index) {
   n.tree.reset();
   n.alive = false;
   n.delivered.clear();
-  if (std::getenv("FTB_SIM_TRACE")) fprintf(stderr, "%.4f RESTART %s\n", now_.count() / 1e9, n.address.c_str());
+  trace_.fault(now_, "RESTART", n.address);
   push(Pending{now_, 0, index, true, {}, ++n.generation});
 }
 
@@ -69,7 +68,7 @@ void World::kill(std::size_t index) {
   Node& n = *nodes_[index];
   n.alive = false;
   n.ever_killed = true;
-  if (std::getenv("FTB_SIM_TRACE")) fprintf(stderr, "%.4f KILL %s\n", now_.count() / 1e9, n.address.c_str());
+  trace_.fault(now_, "KILL", n.address);
   ++n.generation;
   n.tree.reset();
 }
@@ -134,22 +133,7 @@ void World::deliver(Pending& p) {
   const auto& from = by_address_.find(p.message.from.address);
   if (from != by_address_.end() && nodes_[from->second]->island != n.island) return;
   ++messages_delivered_;
-  if (const char* trace = std::getenv("FTB_SIM_TRACE")) {
-    std::string want(trace);
-    if (const auto* batch = std::get_if<tree::EventBatch>(&p.message.body)) {
-      for (const auto& e : batch->events) {
-        if (e.publisher + ":" + std::to_string(e.seq) == want)
-          fprintf(stderr, "%.4f EVENT %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
-      }
-    }
-    if (std::holds_alternative<tree::JoinRequest>(p.message.body)) fprintf(stderr, "%.4f JOINREQ %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
-    if (const auto* r = std::get_if<tree::JoinReply>(&p.message.body)) fprintf(stderr, "%.4f JOINREPLY %s -> %s %d %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), int(r->result), r->reason.c_str());
-    if (const auto* r = std::get_if<tree::InterestUpdate>(&p.message.body)) fprintf(stderr, "%.4f INTEREST %s -> %s n=%zu win=%.3f seen=%zu\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), r->interest.size(), r->replay_window.count()/1e9, r->seen.size());
-    if (const auto* r = std::get_if<tree::ProbeReply>(&p.message.body)) fprintf(stderr, "%.4f PROBEREPLY %s -> %s in_tree=%d root=%s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), int(r->in_tree), r->path.empty() ? "-" : r->path.front().address.c_str());
-    if (std::holds_alternative<tree::Probe>(p.message.body)) fprintf(stderr, "%.4f PROBE %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
-    if (std::holds_alternative<tree::MergeInvite>(p.message.body)) fprintf(stderr, "%.4f MERGEINVITE %s -> %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str());
-    if (const auto* r = std::get_if<tree::Leave>(&p.message.body)) fprintf(stderr, "%.4f LEAVE %s -> %s %s\n", now_.count() / 1e9, p.message.from.address.c_str(), n.address.c_str(), r->reason.c_str());
-  }
+  trace_.message(now_, n.address, p.message);
   n.tree->onMessage(p.message, now_);
   n.tree->flush();
 }
@@ -164,7 +148,7 @@ void World::Node::deliverLocal(const tree::TreeEvent& event) {
 }
 
 void World::Node::topologyChanged(const tree::TopologyChange& change) {
-  if (std::getenv("FTB_SIM_TRACE")) fprintf(stderr, "TOPO %s kind %d subject %s %s\n", address.c_str(), int(change.kind), change.subject.address.c_str(), change.detail.c_str());
+  trace->topology(address, change);
   if (change.repair_time > Nanos(0)) repair_times.push_back(change.repair_time);
 }
 

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <queue>
 #include <random>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "agent/tree/tree_node.h"
+#include "tests/sim/sim_trace.h"
 
 namespace ftb::sim {
 
@@ -83,8 +83,9 @@ class World {
   std::priority_queue<Pending*, std::vector<Pending*>, Later> queue_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unordered_map<std::string, std::size_t> by_address_;
-  std::map<std::pair<std::size_t, std::size_t>, Nanos> last_arrival_;  // FIFO per pair
+  std::unordered_map<uint64_t, Nanos> last_arrival_;  // FIFO per (from << 32 | to)
   uint64_t messages_delivered_ = 0;
+  Trace trace_;
 };
 
 struct World::Node : tree::TreeHost {
@@ -104,6 +105,7 @@ struct World::Node : tree::TreeHost {
   // publisher -> sequences delivered here, in arrival order
   std::unordered_map<std::string, std::vector<uint64_t>> delivered;
   std::vector<Nanos> repair_times;
+  const Trace* trace = nullptr;
 
   void deliverLocal(const tree::TreeEvent& event) override;
   void topologyChanged(const tree::TopologyChange& change) override;

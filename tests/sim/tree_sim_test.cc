@@ -1,7 +1,7 @@
 // Deterministic simulation of the agent tree: thousands of TreeNodes (the
 // agent's own protocol code) on virtual time with seeded faults. A failing run
 // prints its seed; FTB_SIM_SEED=<seed> replays it exactly, FTB_SIM_AGENTS=<n>
-// changes the size of the big run.
+// changes the size of the big run (tests/sim/sim_trace.h: tracing a seed).
 #define BOOST_TEST_MODULE tree_sim
 #include <boost/test/unit_test.hpp>
 
@@ -65,6 +65,18 @@ std::vector<std::size_t> interiorNodes(World& world) {
   return out;
 }
 
+// FTB_SIM_DEBUG: the agents that are roots or still joining, with their size.
+void printUnattached(World& world) {
+  if (!debugRequested()) return;
+  for (std::size_t i = 0; i < world.size(); ++i) {
+    auto& n = world.node(i);
+    if (!n.alive || n.tree->state() == tree::TreeNode::State::kAttached) continue;
+    std::cout << world.now().count() / 1e9 << " " << n.address << " state "
+              << static_cast<int>(n.tree->state()) << " children " << n.tree->children().size()
+              << " subtree " << n.tree->subtreeSize() << "\n";
+  }
+}
+
 std::size_t rootNode(World& world) {
   for (std::size_t i = 0; i < world.size(); ++i) {
     auto& n = world.node(i);
@@ -95,16 +107,7 @@ BOOST_AUTO_TEST_CASE(ten_thousand_agents_survive_kills_of_interior_agents_and_th
   }
 
   world.runUntil(6s);
-  if (std::getenv("FTB_SIM_DEBUG")) {
-    for (int k = 0; k < 4; ++k) {
-      for (std::size_t i = 0; i < world.size(); ++i) {
-        auto& n = world.node(i);
-        if (n.tree->state() != tree::TreeNode::State::kAttached)
-          std::cout << world.now().count() / 1e9 << " n" << i << " state " << int(n.tree->state()) << " size " << n.tree->subtreeSize() << " peers " << "\n";
-      }
-      world.runUntil(world.now() + 1s);
-    }
-  }
+  printUnattached(world);
   expectClean(world.checkSingleTree(), seed, "after the joins");
 
   // 15 s of publishing; faults during the first 10.
@@ -165,13 +168,7 @@ BOOST_AUTO_TEST_CASE(a_partition_keeps_both_sides_working_and_heals) {
     for (auto p : publishers) world.publish(p, "FTB.SIM.P");
     world.runUntil(t + 50ms);
   }
-  if (std::getenv("FTB_SIM_DEBUG")) {
-    for (std::size_t i = 0; i < kAgents; ++i) {
-      auto& n = world.node(i);
-      if (n.tree->state() != tree::TreeNode::State::kAttached)
-        std::cout << "n" << i << " state " << int(n.tree->state()) << " children " << n.tree->children().size() << " size " << n.tree->subtreeSize() << "\n";
-    }
-  }
+  printUnattached(world);
   // Each side delivers its own events during the partition.
   for (auto s : subscribers) {
     for (auto p : publishers) {
