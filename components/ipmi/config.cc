@@ -6,6 +6,22 @@
 
 namespace ftb::ipmi {
 
+namespace {
+
+// A flag showing its default, limited to [lo, hi].
+template <typename T>
+void ranged(CLI::App& app, const char* name, T& field, const char* help, T lo, T hi) {
+  app.add_option(name, field, help)->capture_default_str()->check(CLI::Range(lo, hi));
+}
+
+// A flag showing its default, one of `choices`.
+void oneOf(CLI::App& app, const char* name, std::string& field, const char* help,
+           std::vector<std::string> choices) {
+  app.add_option(name, field, help)->capture_default_str()->check(CLI::IsMember(std::move(choices)));
+}
+
+}  // namespace
+
 void addMonitorOptions(CLI::App& app, MonitorConfig& c) {
   app.add_option("--agent-endpoint", c.agent_endpoint,
                  "ftb-agent to publish to (default: $FTB_AGENT_ENDPOINT, else the local agent)");
@@ -20,61 +36,37 @@ void addMonitorOptions(CLI::App& app, MonitorConfig& c) {
   app.add_option("--inband-device", c.inband_device, "In-band IPMI device (Linux ipmi_devintf)")
       ->capture_default_str();
   app.add_option("--node-name", c.node_name, "Name of this node in-band (default: host name)");
-  app.add_option("--interval-ms", c.interval_ms, "Sensor sweep interval")
-      ->capture_default_str()
-      ->check(CLI::Range(50u, 3600000u));
-  app.add_option("--recheck-ms", c.recheck_ms,
-                 "Re-read this soon while a sensor's new state awaits confirmation")
-      ->capture_default_str()
-      ->check(CLI::Range(10u, 3600000u));
-  app.add_option("--sel-poll-ms", c.sel_poll_ms,
-                 "How often to check the System Event Log for new records; 0 disables")
-      ->capture_default_str()
-      ->check(CLI::Range(0u, 3600000u));
-  app.add_option("--debounce", c.debounce, "Consecutive readings that confirm a new state")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100u));
-  app.add_option("--hysteresis-percent", c.hysteresis_percent,
-                 "How far (percent of the threshold) a reading must come back to leave a state")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 50.0));
-  app.add_option("--flap-changes", c.flap_changes,
-                 "State changes within --flap-window-s after which a sensor counts as flapping")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000u));
-  app.add_option("--flap-window-s", c.flap_window_s, "Flap detection window, seconds")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 86400u));
-  app.add_option("--repeat-holdoff-s", c.repeat_holdoff_s,
-                 "The same event for the same sensor is not published again within this time")
-      ->capture_default_str();
-  app.add_option("--retry-min-ms", c.retry_min_ms, "First reconnect delay after BMC trouble")
-      ->capture_default_str()
-      ->check(CLI::Range(10u, 3600000u));
-  app.add_option("--retry-max-ms", c.retry_max_ms, "Longest reconnect delay (doubling backoff)")
-      ->capture_default_str()
-      ->check(CLI::Range(10u, 3600000u));
-  app.add_option("--session-timeout-ms", c.session_timeout_ms, "IPMI LAN session timeout")
-      ->capture_default_str()
-      ->check(CLI::Range(100u, 600000u));
-  app.add_option("--retransmission-timeout-ms", c.retransmission_timeout_ms,
-                 "IPMI LAN retransmission timeout")
-      ->capture_default_str()
-      ->check(CLI::Range(10u, 600000u));
-  app.add_option("--cipher-suite", c.cipher_suite, "RMCP+ cipher suite id")
-      ->capture_default_str()
-      ->check(CLI::Range(0u, 17u));
-  app.add_option("--privilege", c.privilege, "Session privilege: user, operator or admin")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"user", "operator", "admin"}));
+  ranged(app, "--interval-ms", c.interval_ms, "Sensor sweep interval", 50u, 3600000u);
+  ranged(app, "--recheck-ms", c.recheck_ms,
+         "Re-read this soon while a sensor's new state awaits confirmation", 10u, 3600000u);
+  ranged(app, "--sel-poll-ms", c.sel_poll_ms,
+         "How often to check the System Event Log for new records; 0 disables", 0u, 3600000u);
+  ranged(app, "--debounce", c.debounce, "Consecutive readings that confirm a new state", 1u, 100u);
+  ranged(app, "--hysteresis-percent", c.hysteresis_percent,
+         "How far (percent of the threshold) a reading must come back to leave a state", 0.0, 50.0);
+  ranged(app, "--flap-changes", c.flap_changes,
+         "State changes within --flap-window-s after which a sensor counts as flapping", 1u, 1000u);
+  ranged(app, "--flap-window-s", c.flap_window_s, "Flap detection window, seconds", 1u, 86400u);
+  ranged(app, "--repeat-holdoff-s", c.repeat_holdoff_s,
+         "The same event for the same sensor is not published again within this time", 0u, 86400u);
+  ranged(app, "--retry-min-ms", c.retry_min_ms, "First reconnect delay after BMC trouble", 10u,
+         3600000u);
+  ranged(app, "--retry-max-ms", c.retry_max_ms, "Longest reconnect delay (doubling backoff)", 10u,
+         3600000u);
+  ranged(app, "--session-timeout-ms", c.session_timeout_ms, "IPMI LAN session timeout", 100u,
+         600000u);
+  ranged(app, "--retransmission-timeout-ms", c.retransmission_timeout_ms,
+         "IPMI LAN retransmission timeout", 10u, 600000u);
+  ranged(app, "--cipher-suite", c.cipher_suite, "RMCP+ cipher suite id", 0u, 17u);
+  oneOf(app, "--privilege", c.privilege, "Session privilege: user, operator or admin",
+        {"user", "operator", "admin"});
   app.add_option("--workaround", c.workaround,
                  "FreeIPMI workaround for quirky BMCs (opensesspriv, authcap, intel20, "
                  "supermicro20, sun20, integritycheckvalue)");
   app.add_option("--sdr-cache-dir", c.sdr_cache_dir, "Where each BMC's SDR cache is kept")
       ->capture_default_str();
-  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical or off")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  oneOf(app, "--log-level", c.log_level, "trace, debug, info, warn, error, critical or off",
+        {"trace", "debug", "info", "warn", "error", "critical", "off"});
 }
 
 Result<std::vector<BmcTarget>> parseBmcTargets(const std::vector<std::string>& specs) {

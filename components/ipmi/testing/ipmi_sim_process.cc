@@ -1,7 +1,6 @@
 #include "components/ipmi/testing/ipmi_sim_process.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +14,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include "components/ipmi/testing/spawn.h"
 
 namespace ftb::ipmi::testing {
 namespace {
@@ -124,22 +125,8 @@ void IpmiSimProcess::start() {
   std::vector<std::string> args = {binary,          "-n", "-c", dir_.path() + "/lan.conf",
                                     "-f",            dir_.path() + "/bmc.emu",
                                     "-s",            dir_.path() + "/state"};
-  const std::string log_path = dir_.path() + "/sim.log";
-  pid_ = ::fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    ::signal(SIGPIPE, SIG_IGN);  // inherited across exec; see the header
-    const int null = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    ::dup2(null, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  // SIGPIPE ignored: see the header.
+  pid_ = spawn(std::move(args), dir_.path() + "/sim.log", /*ignore_sigpipe=*/true);
   // The console opens after the command file has run: then the BMC is complete.
   sockaddr_in a{};
   a.sin_family = AF_INET;

@@ -1,6 +1,5 @@
 #include "components/ipmi/testing/monitor_process.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 
 #include "components/ipmi/payload.h"
+#include "components/ipmi/testing/spawn.h"
 
 namespace ftb::ipmi::testing {
 
@@ -18,19 +18,7 @@ using ftb::testing::waitFor;
 
 MonitorProcess::MonitorProcess(std::vector<std::string> args) {
   args.insert(args.begin(), runfile("components/ipmi/ftb-ipmi"));
-  const std::string log_path = dir_.path() + "/monitor.log";
-  pid_ = ::fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    const int out = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  pid_ = spawn(std::move(args), dir_.path() + "/monitor.log");
 }
 
 MonitorProcess::~MonitorProcess() { terminate(); }

@@ -27,6 +27,15 @@ void requireOnline(MonitorRig& rig, const std::string& node) {
   BOOST_REQUIRE_EQUAL(field(*online, "sensors"), "7");
 }
 
+// The fields every threshold event carries.
+void checkThreshold(const ftb::Event& e, const std::string& reading, const std::string& units,
+                    const std::string& threshold, const std::string& threshold_value) {
+  BOOST_CHECK_EQUAL(field(e, "reading"), reading);
+  BOOST_CHECK_EQUAL(field(e, "units"), units);
+  BOOST_CHECK_EQUAL(field(e, "threshold"), threshold);
+  BOOST_CHECK_EQUAL(field(e, "threshold_value"), threshold_value);
+}
+
 std::chrono::milliseconds since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t);
 }
@@ -53,10 +62,7 @@ BOOST_AUTO_TEST_CASE(fan_at_zero_rpm_gives_fanfail_within_two_sweep_intervals) {
   BOOST_CHECK_EQUAL(field(*fail, "bmc"), bmc.address());
   BOOST_CHECK_EQUAL(field(*fail, "type"), "fan");
   BOOST_CHECK_EQUAL(field(*fail, "state"), "critical");
-  BOOST_CHECK_EQUAL(field(*fail, "reading"), "0.00");
-  BOOST_CHECK_EQUAL(field(*fail, "units"), "RPM");
-  BOOST_CHECK_EQUAL(field(*fail, "threshold"), "lower_critical");
-  BOOST_CHECK_EQUAL(field(*fail, "threshold_value"), "500.00");
+  checkThreshold(*fail, "0.00", "RPM", "lower_critical", "500.00");
 
   bmc.command("sensor_set_value 0x20 0 3 100 0");
   const auto restored = Clock::now();
@@ -81,10 +87,7 @@ BOOST_AUTO_TEST_CASE(cpu_above_critical_gives_overtemp_and_restoring_gives_norma
   const ftb::Event e = rig.events.events()[*hot];
   BOOST_CHECK(e.severity == Severity::kError);
   BOOST_CHECK_EQUAL(field(e, "type"), "temperature");
-  BOOST_CHECK_EQUAL(field(e, "reading"), "95.00");
-  BOOST_CHECK_EQUAL(field(e, "units"), "C");
-  BOOST_CHECK_EQUAL(field(e, "threshold"), "upper_critical");
-  BOOST_CHECK_EQUAL(field(e, "threshold_value"), "90.00");
+  checkThreshold(e, "95.00", "C", "upper_critical", "90.00");
 
   bmc.command("sensor_set_value 0x20 0 1 45 1");
   auto normal = rig.events.waitFor(named("FTB_IPMI_NORMAL", "node1", "CPU1 Temp"),
@@ -107,8 +110,7 @@ BOOST_AUTO_TEST_CASE(approaching_a_threshold_gives_one_warning) {
                                  2 * kTestInterval);
   BOOST_REQUIRE_MESSAGE(warm, "no WARNING; monitor log:\n" << monitor->log());
   BOOST_CHECK(warm->severity == Severity::kWarning);
-  BOOST_CHECK_EQUAL(field(*warm, "threshold"), "upper_non_critical");
-  BOOST_CHECK_EQUAL(field(*warm, "threshold_value"), "80.00");
+  checkThreshold(*warm, "85.00", "C", "upper_non_critical", "80.00");
   // Several more sweeps at the same reading publish nothing more.
   std::this_thread::sleep_for(3 * kTestInterval);  // a quiet period, not a synchronisation
   BOOST_CHECK_EQUAL(rig.events.count(named("FTB_IPMI_SENSOR_WARNING", "node1", "CPU2 Temp")), 1u);
@@ -152,10 +154,7 @@ BOOST_AUTO_TEST_CASE(memory_power_supply_and_voltage_faults) {
   BOOST_CHECK(ecc->severity == Severity::kError);
   BOOST_CHECK(psu->severity == Severity::kError);
   BOOST_CHECK_EQUAL(field(*psu, "condition"), "psu_failure");
-  BOOST_CHECK_EQUAL(field(*volt, "reading"), "13.50");
-  BOOST_CHECK_EQUAL(field(*volt, "units"), "V");
-  BOOST_CHECK_EQUAL(field(*volt, "threshold"), "upper_critical");
-  BOOST_CHECK_EQUAL(field(*volt, "threshold_value"), "13.20");
+  checkThreshold(*volt, "13.50", "V", "upper_critical", "13.20");
 
   bmc.command("sensor_set_bit 0x20 0 6 1 0 1");
   bmc.command("sensor_set_bit 0x20 0 7 1 0 1");

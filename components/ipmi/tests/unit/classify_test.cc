@@ -61,23 +61,29 @@ BOOST_AUTO_TEST_CASE(sensor_types_and_sel_offsets) {
 }
 
 BOOST_AUTO_TEST_CASE(event_names) {
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kFan, Level::kCritical, Threshold::kLowerCritical, ""), kFanFail);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kFan, Level::kWarning, Threshold::kLowerNonCritical, ""),
-                    kSensorWarning);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kTemperature, Level::kCritical, Threshold::kUpperCritical, ""),
-                    kOverTemp);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kTemperature, Level::kCritical, Threshold::kLowerCritical, ""),
-                    kSensorCritical);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kVoltage, Level::kCritical, Threshold::kLowerCritical, ""), kVoltage);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kMemory, Level::kWarning, Threshold::kNone, "correctable_ecc"),
-                    kEccCorrectable);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kMemory, Level::kCritical, Threshold::kNone, "uncorrectable_ecc"),
-                    kEccUncorrectable);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kMemory, Level::kCritical, Threshold::kNone, "parity_error"),
-                    kSensorCritical);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kPowerSupply, Level::kCritical, Threshold::kNone, "psu_failure"),
-                    kPsuFail);
-  BOOST_CHECK_EQUAL(eventFor(SensorKind::kOther, Level::kNormal, Threshold::kNone, ""), kNormal);
+  struct Case {
+    SensorKind kind;
+    Level level;
+    Threshold crossed;
+    const char* condition;
+    std::string_view event;
+  };
+  const auto C = Level::kCritical, W = Level::kWarning;
+  for (const Case& c : std::vector<Case>{
+           {SensorKind::kFan, C, Threshold::kLowerCritical, "", kFanFail},
+           {SensorKind::kFan, W, Threshold::kLowerNonCritical, "", kSensorWarning},
+           {SensorKind::kTemperature, C, Threshold::kUpperCritical, "", kOverTemp},
+           {SensorKind::kTemperature, C, Threshold::kLowerCritical, "", kSensorCritical},
+           {SensorKind::kVoltage, C, Threshold::kLowerCritical, "", kVoltage},
+           {SensorKind::kMemory, W, Threshold::kNone, "correctable_ecc", kEccCorrectable},
+           {SensorKind::kMemory, C, Threshold::kNone, "uncorrectable_ecc", kEccUncorrectable},
+           {SensorKind::kMemory, C, Threshold::kNone, "parity_error", kSensorCritical},
+           {SensorKind::kPowerSupply, C, Threshold::kNone, "psu_failure", kPsuFail},
+           {SensorKind::kPowerSupply, W, Threshold::kNone, "psu_predictive_failure", kSensorWarning},
+           {SensorKind::kOther, Level::kNormal, Threshold::kNone, "", kNormal},
+       }) {
+    BOOST_CHECK_EQUAL(eventFor(c.kind, c.level, c.crossed, c.condition), c.event);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(every_event_is_declared_once_with_its_severity) {
