@@ -36,17 +36,25 @@ void checkThreshold(const ftb::Event& e, const std::string& reading, const std::
   BOOST_CHECK_EQUAL(field(e, "threshold_value"), threshold_value);
 }
 
+// One simulated BMC, "node1", watched by a monitor once start() is called.
+struct OneBmc {
+  void start(const std::vector<std::string>& extra = {}) {
+    monitor = rig.startMonitor({"node1=" + bmc.address()}, extra);
+    requireOnline(rig, "node1");
+  }
+  MonitorRig rig;
+  IpmiSimProcess bmc;
+  std::unique_ptr<ftb::ipmi::testing::MonitorProcess> monitor;
+};
+
 std::chrono::milliseconds since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t);
 }
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(fan_at_zero_rpm_gives_fanfail_within_two_sweep_intervals) {
-  MonitorRig rig;
-  IpmiSimProcess bmc;
-  auto monitor = rig.startMonitor({"node1=" + bmc.address()});
-  requireOnline(rig, "node1");
+BOOST_FIXTURE_TEST_CASE(fan_at_zero_rpm_gives_fanfail_within_two_sweep_intervals, OneBmc) {
+  start();
 
   // Event generation off: no SEL record, so only the periodic sweep can see it.
   bmc.command("sensor_set_value 0x20 0 3 0 0");
@@ -74,11 +82,8 @@ BOOST_AUTO_TEST_CASE(fan_at_zero_rpm_gives_fanfail_within_two_sweep_intervals) {
   BOOST_CHECK_EQUAL(field(*normal, "reading"), "5000.00");
 }
 
-BOOST_AUTO_TEST_CASE(cpu_above_critical_gives_overtemp_and_restoring_gives_normal) {
-  MonitorRig rig;
-  IpmiSimProcess bmc;
-  auto monitor = rig.startMonitor({"node1=" + bmc.address()});
-  requireOnline(rig, "node1");
+BOOST_FIXTURE_TEST_CASE(cpu_above_critical_gives_overtemp_and_restoring_gives_normal, OneBmc) {
+  start();
 
   bmc.command("sensor_set_value 0x20 0 1 95 1");  // 95 C >= upper critical 90 C
   auto hot = rig.events.waitForIndex(named("FTB_IPMI_OVERTEMP", "node1", "CPU1 Temp"),
@@ -99,11 +104,8 @@ BOOST_AUTO_TEST_CASE(cpu_above_critical_gives_overtemp_and_restoring_gives_norma
   BOOST_CHECK_EQUAL(rig.events.count([](const ftb::Event& ev) { return field(ev, "sensor") == "CPU2 Temp"; }), 0u);
 }
 
-BOOST_AUTO_TEST_CASE(approaching_a_threshold_gives_one_warning) {
-  MonitorRig rig;
-  IpmiSimProcess bmc;
-  auto monitor = rig.startMonitor({"node1=" + bmc.address()});
-  requireOnline(rig, "node1");
+BOOST_FIXTURE_TEST_CASE(approaching_a_threshold_gives_one_warning, OneBmc) {
+  start();
 
   bmc.command("sensor_set_value 0x20 0 2 85 1");  // CPU2 85 C: above non-critical 80, below 90
   auto warm = rig.events.waitFor(named("FTB_IPMI_SENSOR_WARNING", "node1", "CPU2 Temp"),
@@ -117,12 +119,10 @@ BOOST_AUTO_TEST_CASE(approaching_a_threshold_gives_one_warning) {
   BOOST_CHECK_EQUAL(rig.events.count(named("FTB_IPMI_OVERTEMP", "node1")), 0u);
 }
 
-BOOST_AUTO_TEST_CASE(sel_entry_added_at_runtime_is_published_before_the_next_sweep) {
-  MonitorRig rig;
-  IpmiSimProcess bmc;
-  // A long sweep interval: only the SEL follower can be this quick.
-  auto monitor = rig.startMonitor({"node1=" + bmc.address()}, {"--interval-ms=10000"});
-  requireOnline(rig, "node1");  // the SEL follower took its baseline before this
+BOOST_FIXTURE_TEST_CASE(sel_entry_added_at_runtime_is_published_before_the_next_sweep, OneBmc) {
+  // A long sweep interval: only the SEL follower can be this quick. The
+  // follower took its baseline before the monitor said it was online.
+  start({"--interval-ms=10000"});
 
   // A correctable-ECC system event record on sensor 6 (DIMM ECC), as a BMC logs one.
   const auto added = Clock::now();
@@ -137,11 +137,8 @@ BOOST_AUTO_TEST_CASE(sel_entry_added_at_runtime_is_published_before_the_next_swe
   BOOST_CHECK_EQUAL(field(*ecc, "event"), "Correctable memory error");
 }
 
-BOOST_AUTO_TEST_CASE(memory_power_supply_and_voltage_faults) {
-  MonitorRig rig;
-  IpmiSimProcess bmc;
-  auto monitor = rig.startMonitor({"node1=" + bmc.address()});
-  requireOnline(rig, "node1");
+BOOST_FIXTURE_TEST_CASE(memory_power_supply_and_voltage_faults, OneBmc) {
+  start();
 
   bmc.command("sensor_set_bit_clr_rest 0x20 0 6 1 1 1");  // uncorrectable ECC
   bmc.command("sensor_set_bit 0x20 0 7 1 1 1");           // PSU1 failure
@@ -167,14 +164,10 @@ BOOST_AUTO_TEST_CASE(memory_power_supply_and_voltage_faults) {
   BOOST_CHECK_EQUAL(rig.events.count(named("FTB_IPMI_ECC_UNCORRECTABLE", "node1")), 1u);
 }
 
-BOOST_AUTO_TEST_CASE(flapping_sensor_does_not_produce_a_storm) {
-  MonitorRig rig;
-  IpmiSimProcess bmc;
-  auto monitor = rig.startMonitor({"node1=" + bmc.address()},
-                                  {"--interval-ms=500", "--recheck-ms=100", "--debounce=2",
-                                   "--flap-changes=2", "--flap-window-s=3"});
-  requireOnline(rig, "node1");
-  const std::size_t start = rig.events.size();
+BOOST_FIXTURE_TEST_CASE(flapping_sensor_does_not_produce_a_storm, OneBmc) {
+  start({"--interval-ms=500", "--recheck-ms=100", "--debounce=2", "--flap-changes=2",
+         "--flap-window-s=3"});
+  const std::size_t first = rig.events.size();
 
   // FAN2 between 0 and 4800 RPM every 450 ms for about 7 s, each change logged
   // in the SEL: slow enough for the debounce to confirm every change, so
@@ -185,17 +178,17 @@ BOOST_AUTO_TEST_CASE(flapping_sensor_does_not_produce_a_storm) {
     std::this_thread::sleep_for(450ms);  // the flapping rate, not a synchronisation
   }
   auto about_fan2 = [](const ftb::Event& e) { return field(e, "sensor") == "FAN2"; };
-  const std::size_t during = rig.events.count(about_fan2, start);
+  const std::size_t during = rig.events.count(about_fan2, first);
   BOOST_TEST_MESSAGE(kToggles << " changes of FAN2 gave " << during << " events");
   // flap-changes state events, then one FLAPPING, then silence.
   BOOST_CHECK_LE(during, 3u);
-  BOOST_CHECK_EQUAL(rig.events.count(named("FTB_IPMI_SENSOR_FLAPPING", "node1", "FAN2"), start), 1u);
+  BOOST_CHECK_EQUAL(rig.events.count(named("FTB_IPMI_SENSOR_FLAPPING", "node1", "FAN2"), first), 1u);
 
   // It still reports a real failure once the sensor holds still (after the flap window).
+  const std::size_t steady = rig.events.size();
   bmc.command("sensor_set_value 0x20 0 4 0 1");
-  auto fail = rig.events.waitForIndex(named("FTB_IPMI_FANFAIL", "node1", "FAN2"), 8s,
-                                      start + during);
+  auto fail = rig.events.waitForIndex(named("FTB_IPMI_FANFAIL", "node1", "FAN2"), 8s, steady);
   BOOST_CHECK_MESSAGE(fail, "a steady failure after flapping was not reported; log:\n"
                                 << monitor->log());
-  BOOST_CHECK_LE(rig.events.count(about_fan2, start), during + 1);
+  BOOST_CHECK_LE(rig.events.count(about_fan2, first), during + 1);
 }
