@@ -5,8 +5,6 @@
 // an orphan tries its own ancestors first, which can never lie in its subtree.
 // Concurrent repairs can still race; a node that finds itself in its parent's
 // path cuts the link and joins again, so a cycle lives at most a few heartbeats.
-// Why two trees merge and never swap: the tree whose root has the larger key
-// (later start) always joins the other.
 #include "agent/tree/tree_node.h"
 
 #include <algorithm>
@@ -16,7 +14,6 @@ namespace {
 
 constexpr int kMaxRedirects = 32;
 constexpr int kMaxNotReadyRetries = 8;
-constexpr std::size_t kMaxKnownPeers = 64;
 constexpr std::size_t kRedirectChoices = 3;
 
 }  // namespace
@@ -95,17 +92,6 @@ bool TreeNode::inPath(const std::string& address) const {
 bool TreeNode::knownDead(const NodeRef& node, Nanos now) const {
   auto it = dead_.find(node.address);
   return it != dead_.end() && it->second.second > now && it->second.first.sameNode(node);
-}
-
-void TreeNode::remember(const NodeRef& peer) {
-  if (peer.address == self_.address) return;
-  if (std::find(known_peers_.begin(), known_peers_.end(), peer.address) != known_peers_.end()) return;
-  if (known_peers_.size() >= kMaxKnownPeers) {
-    // Seeds stay; the oldest remembered peer makes room.
-    const std::size_t first_learned = std::min(seed_count_, known_peers_.size() - 1);
-    known_peers_.erase(known_peers_.begin() + static_cast<std::ptrdiff_t>(first_learned));
-  }
-  known_peers_.push_back(peer.address);
 }
 
 TreeNode::Link* TreeNode::linkFrom(const NodeRef& from, Nanos now) {
@@ -396,6 +382,8 @@ void TreeNode::orphaned(const NodeRef& lost, const std::string& why, Nanos last_
   }
   std::vector<NodeRef> older;
   for (const NodeRef& s : siblings_) {
+    // Watched too: if the repair splits the tree, they are in the other part.
+    if (!s.sameNode(self_)) lost_peers_[s.address] = now + kLostPeerMemory;
     if (!s.sameNode(self_) && !s.sameNode(lost) && keyOf(s) < keyOf(self_)) older.push_back(s);
   }
   std::sort(older.begin(), older.end(), [](const NodeRef& a, const NodeRef& b) { return keyOf(a) < keyOf(b); });
@@ -417,6 +405,7 @@ void TreeNode::dropLink(const std::string& address, const std::string& why, Nano
   const Nanos last_heard = it->second.last_heard;
   links_.erase(it);
   transport_.forget(address);
+  lost_peers_[address] = now + kLostPeerMemory;
   if (was_parent) {
     parent_address_.clear();
     orphaned(node, why, last_heard, now);
@@ -488,51 +477,6 @@ void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
   path_ = std::move(path);
 }
 
-// ---- merging trees ----
-
-void TreeNode::probeAnotherTree(Nanos now) {
-  std::uniform_int_distribution<int64_t> jitter(0, config_.probe_interval.count() / 2);
-  next_probe_at_ = now + config_.probe_interval + Nanos(jitter(random_));
-  // Alternately all seeds (few, and where sites put them to be found) and one
-  // other peer this node has known.
-  if (probe_seeds_next_) {
-    for (std::size_t i = 0; i < seed_count_; ++i) send(known_peers_[i], Probe{++probe_nonce_});
-  } else if (known_peers_.size() > seed_count_) {
-    next_probe_peer_ %= known_peers_.size() - seed_count_;
-    send(known_peers_[seed_count_ + next_probe_peer_++], Probe{++probe_nonce_});
-  }
-  probe_seeds_next_ = !probe_seeds_next_;
-}
-
-void TreeNode::onProbe(const NodeRef& from, const Probe& probe) {
-  send(from.address, ProbeReply{probe.nonce, state_ != State::kJoining, path_});
-}
-
-void TreeNode::onProbeReply(const NodeRef& from, const ProbeReply& reply, Nanos now) {
-  remember(from);
-  if (state_ == State::kJoining) candidate_probe_.answered.insert(from.address);
-  if (state_ != State::kRoot || !reply.in_tree || reply.path.empty()) return;
-  const NodeRef& their_root = reply.path.front();
-  if (their_root.sameNode(self_)) return;  // our own tree
-  if (keyOf(their_root) < keyOf(self_)) {
-    merging_ = true;
-    beginJoin({{from.address}, {their_root.address}}, /*repair=*/true, now);
-  } else {
-    send(their_root.address, MergeInvite{});
-  }
-}
-
-void TreeNode::onMergeInvite(const NodeRef& from, Nanos now) {
-  if (state_ == State::kAttached) {
-    // The inviter knew us as a root from a path that is stale now (we merged
-    // into another tree): tell it where our root is.
-    return send(from.address, ProbeReply{0, true, path_});
-  }
-  if (state_ != State::kRoot || !(keyOf(from) < keyOf(self_))) return;
-  merging_ = true;
-  beginJoin({{from.address}}, /*repair=*/true, now);
-}
-
 // ---- timers ----
 
 void TreeNode::tick(Nanos now) {
@@ -551,6 +495,7 @@ void TreeNode::tick(Nanos now) {
     }
   }
   if (state_ == State::kRoot && now >= next_probe_at_) probeAnotherTree(now);
+  if (state_ != State::kJoining && now >= next_neighbourhood_probe_at_) probeNeighbourhood(now);
   if (now >= next_heartbeat_at_) {
     sendHeartbeats(now);
     requestFills(now);

@@ -66,6 +66,9 @@ class TreeHost {
 
 class TreeNode {
  public:
+  // How long former neighbours are probed for, in case they come back.
+  static constexpr Nanos kLostPeerMemory = std::chrono::minutes(5);
+
   enum class State { kJoining, kAttached, kRoot };
 
   TreeNode(NodeRef self, TreeConfig config, TreeTransport& transport, TreeHost& host,
@@ -142,7 +145,7 @@ class TreeNode {
     Nanos deadline{0};
   };
 
-  // tree_node.cc: membership.
+  // tree_node.cc: membership; tree_merge.cc: probing and merging trees.
   void send(const std::string& to, TreeBody body);
   void onJoinRequest(const NodeRef& from, const JoinRequest& request, Nanos now);
   void onJoinReply(const NodeRef& from, const JoinReply& reply, Nanos now);
@@ -163,6 +166,7 @@ class TreeNode {
   void dropLink(const std::string& address, const std::string& why, Nanos now);
   void sendHeartbeats(Nanos now);
   void probeAnotherTree(Nanos now);
+  void probeNeighbourhood(Nanos now);
   void remember(const NodeRef& peer);
   bool knownDead(const NodeRef& node, Nanos now) const;
   bool inPath(const std::string& address) const;
@@ -221,10 +225,15 @@ class TreeNode {
   // Roots look for other trees among the peers they know.
   std::vector<std::string> known_peers_;  // the seeds first, then peers learned
   std::size_t seed_count_ = 0;
-  std::size_t next_probe_peer_ = 0;
   Nanos next_probe_at_{0};
   bool probe_seeds_next_ = true;
   uint64_t probe_nonce_ = 0;
+  // Former neighbours and the siblings of a lost parent (address -> probe
+  // until): one found in another tree is merged with ours.
+  std::map<std::string, Nanos> lost_peers_;
+  Nanos next_neighbourhood_probe_at_{0};
+  uint64_t neighbourhood_rounds_ = 0;
+  std::size_t next_known_peer_ = 0;
 
   Nanos next_heartbeat_at_{0};
   Nanos next_prune_at_{0};

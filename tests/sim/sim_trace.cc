@@ -53,8 +53,9 @@ void Trace::fault(tree::Nanos now, const char* what, const std::string& address)
 
 void Trace::topology(const std::string& address, const tree::TopologyChange& change) const {
   if (!on_) return;
-  std::fprintf(stderr, "TOPO %s kind %d subject %s %s\n", address.c_str(), static_cast<int>(change.kind),
-               change.subject.address.c_str(), change.detail.c_str());
+  std::fprintf(stderr, "TOPO %s kind %d subject %s repair %.0f ms %s\n", address.c_str(),
+               static_cast<int>(change.kind), change.subject.address.c_str(),
+               seconds(change.repair_time) * 1e3, change.detail.c_str());
 }
 
 bool debugRequested() { return std::getenv("FTB_SIM_DEBUG") != nullptr; }

@@ -143,6 +143,7 @@ BOOST_AUTO_TEST_CASE(ten_thousand_agents_survive_kills_of_interior_agents_and_th
   world.runUntil(45s);
   std::cout << faults << " agents killed, " << world.messagesDelivered() << " messages\n";
   printRepairs(world, "repair times");
+  printUnattached(world);
   expectClean(world.checkSingleTree(), seed, "after the faults");
   expectClean(world.checkDelivery(), seed, "delivery");
 }
