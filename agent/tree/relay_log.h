@@ -23,7 +23,9 @@ class RelayLog {
   RelayLog(std::size_t max_events, Nanos max_age) : max_events_(max_events), max_age_(max_age) {}
 
   // Records an event that arrived from `from` ("" for a local publisher).
-  // False when it is a duplicate.
+  // False when it is a duplicate. One older than the first seen is a replay
+  // for a side that lacks it: admitted, and what lies between becomes a hole
+  // (so the rest of that replay is admitted too).
   bool admit(const TreeEvent& event, const std::string& from, Nanos now);
   void prune(Nanos now);
 

@@ -1,4 +1,5 @@
-// TreeNode membership: joining, heartbeats, repair, root election, merging.
+// TreeNode membership: joining, heartbeats, repair, root election (merging
+// trees is in tree_merge.cc).
 //
 // Why the tree cannot grow a cycle: a node attaches only below a node whose
 // path (root first) holds neither itself nor a node it knows to be dead, and

@@ -5,7 +5,9 @@
 // so the highest sequence seen per publisher says exactly what a side of the
 // tree has. When a link is (re)made after a repair, each side reports that and
 // the other replays what lies beyond from its RelayLog; the duplicates this
-// can cause are dropped by RelayLog::admit.
+// can cause are dropped by RelayLog::admit. What a report cannot show (a part
+// of a side that lacks what the side's boundary agent never had) surfaces as
+// a gap at a subscriber, which asks upstream for it (see "filling gaps").
 #include <algorithm>
 
 #include "agent/tree/tree_node.h"

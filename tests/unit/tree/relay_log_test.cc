@@ -2,15 +2,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include "agent/tree/relay_log.h"
+#include "tests/unit/tree/tree_test_events.h"
 
 using namespace ftb::tree;
+using namespace ftb::tree::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-TreeEvent ev(uint64_t seq, std::string publisher = "p", std::string space = "FTB.X") {
-  return {publisher, seq, space, false, nullptr};
-}
 
 InterestMatcher everything() {
   InterestMatcher m;
@@ -24,12 +22,6 @@ const SeenEntry& entry(const SeenVector& seen, const std::string& publisher) {
   }
   BOOST_FAIL("no entry for " + publisher);
   return seen.front();
-}
-
-std::vector<uint64_t> seqs(const std::vector<TreeEvent>& events) {
-  std::vector<uint64_t> out;
-  for (const auto& e : events) out.push_back(e.seq);
-  return out;
 }
 
 }  // namespace
