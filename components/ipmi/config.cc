@@ -108,6 +108,11 @@ Status validateConfig(const MonitorConfig& c) {
     return invalidArgument("recheck-ms (" + std::to_string(c.recheck_ms) +
                            ") must not exceed interval-ms (" + std::to_string(c.interval_ms) + ")");
   }
+  if (c.retransmission_timeout_ms >= c.session_timeout_ms) {
+    return invalidArgument("retransmission-timeout-ms (" + std::to_string(c.retransmission_timeout_ms) +
+                           ") must be less than session-timeout-ms (" +
+                           std::to_string(c.session_timeout_ms) + ")");
+  }
   if (c.retry_min_ms > c.retry_max_ms) {
     return invalidArgument("retry-min-ms must not exceed retry-max-ms");
   }

@@ -44,6 +44,11 @@ void MonitorProcess::terminate() {
   }
 }
 
+int MonitorProcess::stop() {
+  terminate();
+  return exit_status_.value_or(-1);
+}
+
 std::string MonitorProcess::log() const {
   std::ifstream in(dir_.path() + "/monitor.log");
   std::stringstream s;

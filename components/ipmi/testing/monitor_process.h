@@ -29,6 +29,8 @@ class MonitorProcess {
   // Its exit status if it exits within `timeout` (else nullopt; it keeps running).
   std::optional<int> waitExit(std::chrono::milliseconds timeout);
   void terminate();
+  // SIGTERM and its exit status (0 for a clean shutdown).
+  int stop();
   std::string log() const;
   pid_t pid() const { return pid_; }
 

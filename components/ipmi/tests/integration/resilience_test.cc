@@ -103,6 +103,7 @@ BOOST_AUTO_TEST_CASE(unreachable_bmc_and_bad_credentials_warn_once_retry_and_spa
   BOOST_REQUIRE_MESSAGE(online, "retries did not find the new BMC; log:\n" << monitor->log());
   BOOST_CHECK_EQUAL(field(*online, "recovered"), "true");
   BOOST_CHECK(monitor->waitExit(0ms) == std::nullopt);  // still running
+  BOOST_CHECK_EQUAL(monitor->stop(), 0);  // and it shuts down cleanly on SIGTERM
 }
 
 BOOST_AUTO_TEST_CASE(node_without_bmc_says_so_once_and_exits_zero) {

@@ -57,6 +57,9 @@ BOOST_AUTO_TEST_CASE(cross_field_checks) {
   c.retry_max_ms = 1000;
   BOOST_CHECK(!validateConfig(c).ok());
   c = MonitorConfig{};
+  c.session_timeout_ms = 500;  // FreeIPMI needs retransmission < session timeout
+  BOOST_CHECK_NE(validateConfig(c).message().find("retransmission-timeout-ms"), std::string::npos);
+  c = MonitorConfig{};
   c.workaround = {"opensesspriv", "bogus"};
   BOOST_CHECK_NE(validateConfig(c).message().find("bogus"), std::string::npos);
 }
