@@ -205,15 +205,12 @@ void TreeNode::becomeRoot(Nanos now) {
   if (was_root) return;  // a merge attempt found no taker: still the same root
   // Founding a tree at start-up is no change anyone must react to.
   if (!was_repair) return;
-  TopologyChange change{TopologyChange::Kind::kBecameRoot, self_, Nanos(0), ""};
-  {
-    change.repair_time = now - *orphaned_at_;
-    change.detail = "no live ancestor or older sibling: this agent is now a root";
-    ++stats_.repairs;
-    stats_.last_repair_time = change.repair_time;
-    orphaned_at_.reset();
-  }
-  host_.topologyChanged(change);
+  const Nanos repair_time = now - *orphaned_at_;
+  ++stats_.repairs;
+  stats_.last_repair_time = repair_time;
+  orphaned_at_.reset();
+  host_.topologyChanged({TopologyChange::Kind::kBecameRoot, self_, repair_time,
+                         "no live ancestor or older sibling: this agent is now a root"});
 }
 
 void TreeNode::onJoinRequest(const NodeRef& from, const JoinRequest& request, Nanos now) {

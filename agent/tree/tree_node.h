@@ -41,7 +41,7 @@ struct TopologyChange {
     kJoined,         // first attach to a tree
     kParentLost,     // the parent died or left; repair under way
     kReattached,     // repaired: attached to a new parent (repair_time set)
-    kBecameRoot,     // repaired by becoming a root (repair_time set when it was a repair)
+    kBecameRoot,     // repaired by becoming a root (founding a tree at start-up is not reported)
     kChildAttached,
     kChildLost,
     kMerged,         // this tree's root joined an older tree
