@@ -134,7 +134,9 @@ void TreeNode::onEvents(Link& link, const EventBatch& batch, Nanos now) {
 
 void TreeNode::deliverInOrder(const TreeEvent& event, Nanos now) {
   if (!local_matcher_.matches(event.event_space)) {
-    host_.deliverLocal(event);  // no local subscriber orders it (a response, say)
+    // Only passing through: no local subscriber wants its namespace, so the
+    // host need not even parse it. A response may still be for a local requester.
+    if (event.flood) host_.deliverLocal(event);
     return;
   }
   std::vector<TreeEvent> ready;
