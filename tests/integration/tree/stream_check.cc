@@ -60,6 +60,16 @@ std::string Recorder::check(const std::map<std::string, uint64_t>& expected) con
   return "";
 }
 
+std::vector<double> repairTimesMs(const Recorder& watcher) {
+  std::vector<double> ms;
+  for (const auto& p : watcher.payloads()) {
+    auto at = p.find("repair_ms=");
+    if (at != std::string::npos) ms.push_back(std::stod(p.substr(at + 10)));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
 bool awaitRoutes(const std::vector<std::string>& publisher_endpoints, const std::string& space,
                  const std::vector<Recorder*>& subscribers, std::chrono::milliseconds timeout) {
   std::vector<std::unique_ptr<Client>> canaries;

@@ -57,6 +57,10 @@ class Streamer {
   std::thread thread_;
 };
 
+// Repair times (ms, sorted) from the FTB.AGENT events `watcher` recorded
+// (their payloads carry repair_ms=...).
+std::vector<double> repairTimesMs(const Recorder& watcher);
+
 // Subscriptions travel through the tree asynchronously. Publishes canary
 // events into `space` from a client of each agent in `publisher_endpoints`
 // until every subscriber has seen one from each: then routes are in place.

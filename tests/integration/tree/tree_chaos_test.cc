@@ -85,12 +85,7 @@ BOOST_AUTO_TEST_CASE(kills_and_restarts_during_a_100k_event_stream_lose_and_dupl
     BOOST_TEST(sub->check(expected) == "");
     BOOST_TEST(sub->missed() == 0u);
   }
-  std::vector<double> ms;
-  for (const auto& p : watcher.payloads()) {
-    auto at = p.find("repair_ms=");
-    if (at != std::string::npos) ms.push_back(std::stod(p.substr(at + 10)));
-  }
-  std::sort(ms.begin(), ms.end());
+  const std::vector<double> ms = repairTimesMs(watcher);
   BOOST_TEST(!ms.empty());
   if (!ms.empty()) {
     std::cout << ms.size() << " repairs: median " << ms[ms.size() / 2] << " ms, max " << ms.back()

@@ -61,16 +61,6 @@ BOOST_AUTO_TEST_CASE(thirty_one_agents_form_one_tree_and_carry_events_exactly_on
   }
 }
 
-// Repair times reported by the agents' own FTB.AGENT events.
-std::vector<double> repairTimes(const Recorder& watcher) {
-  std::vector<double> ms;
-  for (const auto& p : watcher.payloads()) {
-    auto at = p.find("repair_ms=");
-    if (at != std::string::npos) ms.push_back(std::stod(p.substr(at + 10)));
-  }
-  return ms;
-}
-
 BOOST_AUTO_TEST_CASE(killing_interior_agents_and_the_root_loses_nothing_and_a_restart_rejoins) {
   TreeCluster cluster({.agents = kAgents, .fan_out = 3});
   const std::string problem = cluster.waitForOneTree();
@@ -121,7 +111,7 @@ BOOST_AUTO_TEST_CASE(killing_interior_agents_and_the_root_loses_nothing_and_a_re
     BOOST_TEST(sub->check(expected) == "");
     BOOST_TEST(sub->missed() == 0u);
   }
-  const auto times = repairTimes(watcher);
+  const auto times = repairTimesMs(watcher);
   BOOST_TEST(!times.empty(), "the agents reported no repair");
   std::cout << "repair times (ms, from the agents' FTB.AGENT events):";
   for (double t : times) std::cout << " " << t;
