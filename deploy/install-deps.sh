@@ -10,6 +10,8 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev             # logging, command lines
   libboost-test-dev pkg-config                      # unit, integration and install tests
   libfreeipmi-dev libipmimonitoring-dev openipmi    # ftb-ipmi (FreeIPMI), its BMC simulator
+  openmpi-bin libopenmpi-dev libisal-dev            # mpi_bridge: Open MPI, ISA-L Reed-Solomon
+  zlib1g-dev                                        # mpi_bridge: crc32 checksums
 )
 
 missing=()
