@@ -12,6 +12,8 @@ packages=(
   libfreeipmi-dev libipmimonitoring-dev openipmi    # ftb-ipmi (FreeIPMI), its BMC simulator
   openmpi-bin libopenmpi-dev libisal-dev            # mpi_bridge: Open MPI, ISA-L Reed-Solomon
   zlib1g-dev                                        # mpi_bridge: crc32 checksums
+  libsystemd-dev systemd                            # sd_notify in the daemons; systemd-analyze verify of deploy/*.service
+  debootstrap                                       # the .deb install test's fresh Debian root
 )
 
 missing=()
