@@ -10,6 +10,9 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev             # logging, command lines
   libboost-test-dev pkg-config                      # unit, integration and install tests
   libfreeipmi-dev libipmimonitoring-dev openipmi    # ftb-ipmi (FreeIPMI), its BMC simulator
+  libibverbs-dev ibverbs-providers                  # ftb-ib (libibverbs, rxe provider for the QEMU tier)
+  prometheus-node-exporter                          # ftb-ib integration test: independent sysfs reader
+  qemu-system-x86 cpio iproute2                     # ftb-ib QEMU tier (Debian kernel with Soft-RoCE; ip, rdma)
   openmpi-bin libopenmpi-dev libisal-dev            # mpi_bridge: Open MPI, ISA-L Reed-Solomon
   zlib1g-dev                                        # mpi_bridge: crc32 checksums
   libsystemd-dev systemd                            # sd_notify in the daemons; systemd-analyze verify of deploy/*.service
