@@ -118,6 +118,8 @@ void Agent::run() {
   spdlog::info("ftb-agent {} '{}' serving on {}", wire::kVersion, config_.name,
                fmt::join(endpoints_, ", "));
   auto next_housekeeping = std::chrono::steady_clock::now();
+  // The sockets are bound and the loop is about to turn: clients are accepted from here on.
+  notifier_.ready(fmt::format("serving on {}", fmt::join(endpoints_, ", ")));
   while (!stop_.load()) {
     // Retry pending frames soon when some client is backed up; otherwise sleep on the socket.
     bool backed_up = false, ack_owed = false;
@@ -133,6 +135,7 @@ void Agent::run() {
       wait = std::min(wait, std::chrono::milliseconds(std::max(1u, config_.tree_heartbeat_ms / 4)));
       if (tree_transport_->backlogged()) wait = std::chrono::milliseconds(1);
     }
+    wait = std::min(wait, notifier_.maxLoopSleep(wait));
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     try {
       zmq::poll(&item, 1, wait);
@@ -177,7 +180,9 @@ void Agent::run() {
     }
     for (const auto& id : doomed_) removeSession(id, "its socket is gone");
     doomed_.clear();
+    notifier_.feedWatchdog(now);  // only a loop that really turns keeps systemd's watchdog quiet
   }
+  notifier_.stopping("shutting down");
   if (tree_) {
     // Children and parent repair at once instead of waiting for a timeout.
     tree_->flush();

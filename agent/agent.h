@@ -23,6 +23,7 @@
 #include "agent/rate_limited_log.h"
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
+#include "client/daemon/service_notifier.h"
 #include "client/status.h"
 #include "proto/ftb.pb.h"
 
@@ -139,6 +140,7 @@ class Agent : private tree::TreeHost {
   uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events
   RateLimitedLog log_;
   proto::Counters counters_;
+  daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
 };
 
 }  // namespace ftb::agent
