@@ -1,0 +1,153 @@
+#include "components/launcher_bridge/node_table.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ftb::launcher {
+
+std::string_view nodeStateName(NodeState state) {
+  switch (state) {
+    case NodeState::kReady: return "MIGRATION_READY";
+    case NodeState::kSpare: return "MIGRATION_SPARE";
+    case NodeState::kArm: return "MIGRATION_ARM";
+    case NodeState::kInactive: return "MIGRATION_INACTIVE";
+  }
+  return "?";
+}
+
+Result<NodeTable> NodeTable::create(const std::vector<std::string>& nodes,
+                                    const std::vector<std::string>& spares, int ranks_per_node) {
+  if (nodes.empty()) return invalidArgument("no job nodes given");
+  if (ranks_per_node < 1) return invalidArgument("ranks per node must be at least 1");
+  NodeTable table;
+  std::set<std::string> seen;
+  int rank = 0;
+  for (const auto& name : nodes) {
+    if (name.empty()) return invalidArgument("empty node name");
+    if (!seen.insert(name).second) return invalidArgument("node '" + name + "' listed twice");
+    NodeInfo node{.name = name, .state = NodeState::kReady};
+    for (int i = 0; i < ranks_per_node; ++i) node.ranks.push_back(rank++);
+    table.nodes_.push_back(std::move(node));
+  }
+  for (const auto& name : spares) {
+    if (name.empty()) return invalidArgument("empty spare node name");
+    if (!seen.insert(name).second) return invalidArgument("node '" + name + "' listed twice");
+    table.nodes_.push_back({.name = name, .state = NodeState::kSpare});
+  }
+  table.rank_count_ = rank;
+  return table;
+}
+
+const NodeInfo* NodeTable::find(std::string_view name) const {
+  for (const auto& node : nodes_) {
+    if (node.name == name) return &node;
+  }
+  return nullptr;
+}
+
+NodeInfo* NodeTable::findMutable(std::string_view name) {
+  return const_cast<NodeInfo*>(find(name));
+}
+
+int NodeTable::readyCount() const {
+  return static_cast<int>(std::count_if(nodes_.begin(), nodes_.end(),
+                                        [](const NodeInfo& n) { return n.state == NodeState::kReady; }));
+}
+
+std::optional<std::string> NodeTable::armSpare() {
+  for (auto& node : nodes_) {
+    if (node.state == NodeState::kSpare) {
+      node.state = NodeState::kArm;
+      return node.name;
+    }
+  }
+  return std::nullopt;
+}
+
+Status NodeTable::moveRanks(std::string_view from, std::string_view to) {
+  NodeInfo* source = findMutable(from);
+  NodeInfo* target = findMutable(to);
+  if (source == nullptr) return notFound("no node '" + std::string(from) + "'");
+  if (target == nullptr) return notFound("no node '" + std::string(to) + "'");
+  if (source == target) return invalidArgument("cannot move ranks of '" + source->name + "' to itself");
+  if (!target->ranks.empty() && target->state != NodeState::kReady) {
+    return failedPrecondition("target '" + target->name + "' holds ranks but is not READY");
+  }
+  target->ranks.insert(target->ranks.end(), source->ranks.begin(), source->ranks.end());
+  std::sort(target->ranks.begin(), target->ranks.end());
+  source->ranks.clear();
+  source->state = NodeState::kInactive;
+  target->state = NodeState::kReady;
+  return {};
+}
+
+Result<std::string> NodeTable::mergeIntoNeighbour(std::string_view dead) {
+  const NodeInfo* node = find(dead);
+  if (node == nullptr) return notFound("no node '" + std::string(dead) + "'");
+  if (node->ranks.empty()) return failedPrecondition("node '" + node->name + "' runs no ranks");
+  const int first = node->ranks.front();
+  const int last = node->ranks.back();
+  for (const auto& other : nodes_) {
+    if (other.state != NodeState::kReady || other.ranks.empty() || other.name == node->name) continue;
+    if (other.ranks.back() == first - 1 || other.ranks.front() == last + 1) {
+      std::string receiver = other.name;
+      if (Status s = moveRanks(dead, receiver); !s.ok()) return s;
+      return receiver;
+    }
+  }
+  return failedPrecondition("no READY node next to '" + node->name + "' can take its ranks");
+}
+
+Status NodeTable::markInactive(std::string_view name) {
+  NodeInfo* node = findMutable(name);
+  if (node == nullptr) return notFound("no node '" + std::string(name) + "'");
+  node->state = NodeState::kInactive;
+  return {};
+}
+
+Status NodeTable::markSpare(std::string_view name) {
+  NodeInfo* node = findMutable(name);
+  if (node == nullptr) return notFound("no node '" + std::string(name) + "'");
+  if (node->state != NodeState::kInactive) {
+    return failedPrecondition("node '" + node->name + "' is " + std::string(nodeStateName(node->state)) +
+                              ", not INACTIVE");
+  }
+  if (!node->ranks.empty()) return failedPrecondition("node '" + node->name + "' still holds ranks");
+  node->state = NodeState::kSpare;
+  return {};
+}
+
+namespace {
+// Nodes with ranks, ordered by their first rank.
+std::vector<const NodeInfo*> inRankOrder(const std::vector<NodeInfo>& nodes) {
+  std::vector<const NodeInfo*> out;
+  for (const auto& n : nodes) {
+    if (!n.ranks.empty()) out.push_back(&n);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const NodeInfo* a, const NodeInfo* b) { return a->ranks.front() < b->ranks.front(); });
+  return out;
+}
+}  // namespace
+
+std::string NodeTable::hostList() const {
+  std::string out;
+  for (const NodeInfo* n : inRankOrder(nodes_)) {
+    if (!out.empty()) out += ',';
+    out += n->name + ":" + std::to_string(n->ranks.size());
+  }
+  return out;
+}
+
+std::string NodeTable::rankHosts() const {
+  std::string out;
+  for (const NodeInfo* n : inRankOrder(nodes_)) {
+    for (int r : n->ranks) {
+      if (!out.empty()) out += ',';
+      out += std::to_string(r) + "=" + n->name;
+    }
+  }
+  return out;
+}
+
+}  // namespace ftb::launcher

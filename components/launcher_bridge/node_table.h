@@ -1,0 +1,64 @@
+// The launcher's view of its nodes: which ranks each runs and its migration
+// state (the thesis' node launch agent states). Ranks are dealt in blocks of
+// ranks_per_node over the job nodes in order, and every change keeps each
+// node's ranks one contiguous block, so the job can always be relaunched with
+// a plain `mpirun --host a:k,b:m --map-by slot` in rank order.
+//
+// Threading: not synchronised; the launcher's single event loop owns it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/status.h"
+
+namespace ftb::launcher {
+
+enum class NodeState { kReady, kSpare, kArm, kInactive };
+
+// "MIGRATION_READY", "MIGRATION_SPARE", "MIGRATION_ARM", "MIGRATION_INACTIVE".
+std::string_view nodeStateName(NodeState state);
+
+struct NodeInfo {
+  std::string name;
+  NodeState state = NodeState::kSpare;
+  std::vector<int> ranks;  // ascending, contiguous
+};
+
+class NodeTable {
+ public:
+  // kInvalidArgument for no nodes, a repeated name or ranks_per_node < 1.
+  static Result<NodeTable> create(const std::vector<std::string>& nodes,
+                                  const std::vector<std::string>& spares, int ranks_per_node);
+
+  const NodeInfo* find(std::string_view name) const;
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  int rankCount() const { return rank_count_; }
+  int readyCount() const;
+
+  // The first SPARE node, now ARM (chosen as a migration target); nullopt if none.
+  std::optional<std::string> armSpare();
+  // Moves every rank of `from` to `to`: `to` becomes READY, `from` INACTIVE.
+  Status moveRanks(std::string_view from, std::string_view to);
+  // `dead`'s ranks go to the READY node whose block is adjacent in rank order
+  // (no spare left); `dead` becomes INACTIVE. Returns the receiving node.
+  Result<std::string> mergeIntoNeighbour(std::string_view dead);
+  // INACTIVE (failing or drained); its ranks, if any, stay recorded until moved.
+  Status markInactive(std::string_view name);
+  // An INACTIVE node without ranks becomes a SPARE again.
+  Status markSpare(std::string_view name);
+
+  // mpirun's host list in rank order, "n1:2,n4:2,n3:2".
+  std::string hostList() const;
+  // Host of each rank, "0=n1,1=n1,...": what FTB_RANK_HOSTS tells the ranks.
+  std::string rankHosts() const;
+
+ private:
+  NodeInfo* findMutable(std::string_view name);
+  std::vector<NodeInfo> nodes_;
+  int rank_count_ = 0;
+};
+
+}  // namespace ftb::launcher

@@ -1,0 +1,63 @@
+#define BOOST_TEST_MODULE launcher_node_table
+#include <boost/test/unit_test.hpp>
+
+#include "components/launcher_bridge/node_table.h"
+
+using namespace ftb::launcher;
+
+namespace {
+NodeTable threeAndASpare() {
+  auto t = NodeTable::create({"n1", "n2", "n3"}, {"n4"}, 2);
+  BOOST_TEST_REQUIRE(t.ok(), t.status().toString());
+  return *t;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(deals_ranks_in_blocks_and_keeps_spares_empty) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.rankCount() == 6);
+  BOOST_TEST(t.readyCount() == 3);
+  BOOST_TEST(t.hostList() == "n1:2,n2:2,n3:2");
+  BOOST_TEST(t.rankHosts() == "0=n1,1=n1,2=n2,3=n2,4=n3,5=n3");
+  BOOST_TEST((t.find("n4")->state == NodeState::kSpare));
+  BOOST_TEST(t.find("n4")->ranks.empty());
+  BOOST_TEST(t.find("n5") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_bad_tables) {
+  BOOST_TEST(!NodeTable::create({}, {"n4"}, 2).ok());
+  BOOST_TEST(!NodeTable::create({"n1", "n1"}, {}, 2).ok());
+  BOOST_TEST(!NodeTable::create({"n1"}, {"n1"}, 2).ok());
+  BOOST_TEST(!NodeTable::create({"n1"}, {}, 0).ok());
+}
+
+BOOST_AUTO_TEST_CASE(migration_to_a_spare_keeps_rank_order) {
+  NodeTable t = threeAndASpare();
+  auto spare = t.armSpare();
+  BOOST_TEST_REQUIRE(spare.has_value());
+  BOOST_TEST(*spare == "n4");
+  BOOST_TEST((t.find("n4")->state == NodeState::kArm));
+  BOOST_TEST(!t.armSpare().has_value());
+  BOOST_TEST_REQUIRE(t.moveRanks("n2", "n4").ok());
+  BOOST_TEST(t.hostList() == "n1:2,n4:2,n3:2");
+  BOOST_TEST(t.rankHosts() == "0=n1,1=n1,2=n4,3=n4,4=n3,5=n3");
+  BOOST_TEST((t.find("n2")->state == NodeState::kInactive));
+  BOOST_TEST((t.find("n4")->state == NodeState::kReady));
+  // Healthy again: n2 becomes the spare.
+  BOOST_TEST_REQUIRE(t.markSpare("n2").ok());
+  BOOST_TEST((t.find("n2")->state == NodeState::kSpare));
+  BOOST_TEST(!t.markSpare("n1").ok());  // READY nodes are not spares
+}
+
+BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_block_merges_into_a_neighbour) {
+  auto t = NodeTable::create({"n1", "n2", "n3"}, {}, 2);
+  BOOST_TEST_REQUIRE(t.ok());
+  auto receiver = t->mergeIntoNeighbour("n1");
+  BOOST_TEST_REQUIRE(receiver.ok(), receiver.status().toString());
+  BOOST_TEST(*receiver == "n2");
+  BOOST_TEST(t->hostList() == "n2:4,n3:2");
+  receiver = t->mergeIntoNeighbour("n3");
+  BOOST_TEST_REQUIRE(receiver.ok());
+  BOOST_TEST(t->hostList() == "n2:6");
+  BOOST_TEST(!t->mergeIntoNeighbour("n2").ok());  // nobody left to take them
+}

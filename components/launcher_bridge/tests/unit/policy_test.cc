@@ -1,0 +1,149 @@
+#define BOOST_TEST_MODULE launcher_policy
+#include <boost/test/unit_test.hpp>
+
+#include "components/launcher_bridge/policy.h"
+
+using namespace ftb::launcher;
+
+namespace {
+
+ftb::Event ipmi(const std::string& name, const std::string& node) {
+  ftb::Event e;
+  e.event_space = "FTB.IPMI.MONITOR";
+  e.event_name = name;
+  e.severity = ftb::Severity::kWarning;
+  e.payload = node + " node=" + node + " sensor=FAN1";
+  return e;
+}
+
+ftb::Event procsDead(const std::string& host) {
+  ftb::Event e;
+  e.event_space = "FTB.MPI.FTBCKPT";
+  e.event_name = "FTB_MPI_PROCS_DEAD";
+  e.severity = ftb::Severity::kFatal;
+  e.tags = {{"host", host}, {"rank", "4"}};
+  e.payload = "rank 4 died host=" + host;
+  return e;
+}
+
+struct Fixture {
+  explicit Fixture(std::vector<std::string> spares = {"n4"})
+      : table(*NodeTable::create({"n1", "n2", "n3"}, spares, 2)),
+        policy(*parseRules(kDefaultRules), table, "JOB7") {}
+  NodeTable table;
+  Policy policy;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(node_of_reads_tags_then_the_payload_word) {
+  BOOST_TEST(Policy::nodeOf(ipmi("FTB_IPMI_FANFAIL", "n2")) == "n2");
+  BOOST_TEST(Policy::nodeOf(procsDead("n3")) == "n3");
+  ftb::Event e;
+  e.payload = "key=value only";
+  BOOST_TEST(Policy::nodeOf(e) == "");
+}
+
+BOOST_AUTO_TEST_CASE(fan_failure_moves_the_ranks_to_the_spare) {
+  Fixture f;
+  auto d = f.policy.decide(ipmi("FTB_IPMI_FANFAIL", "n2"));
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kMigrate));
+  BOOST_TEST(d->node == "n2");
+  BOOST_TEST(d->target == "n4");
+  BOOST_TEST((d->ranks == std::vector<int>{2, 3}));
+  BOOST_TEST(d->corr == "JOB7-1");
+  BOOST_TEST(d->rule_text.find("FTB_IPMI_FANFAIL") != std::string::npos);
+  BOOST_TEST(f.table.hostList() == "n1:2,n4:2,n3:2");
+  BOOST_TEST((f.table.find("n2")->state == NodeState::kInactive));
+
+  // The same warning again: n2 has no ranks any more, nothing to do, and it says why.
+  auto again = f.policy.decide(ipmi("FTB_IPMI_FANFAIL", "n2"));
+  BOOST_TEST_REQUIRE(again.has_value());
+  BOOST_TEST((again->action == Action::kIgnore));
+  BOOST_TEST(!again->skipped.empty());
+
+  // Healthy again: n2 becomes the spare; a second failure then uses it.
+  auto normal = f.policy.decide(ipmi("FTB_IPMI_NORMAL", "n2"));
+  BOOST_TEST_REQUIRE(normal.has_value());
+  BOOST_TEST((normal->action == Action::kSpare));
+  auto second = f.policy.decide(ipmi("FTB_IPMI_FANFAIL", "n1"));
+  BOOST_TEST((second->action == Action::kMigrate));
+  BOOST_TEST(second->target == "n2");
+  BOOST_TEST(second->corr == "JOB7-3");
+}
+
+BOOST_AUTO_TEST_CASE(no_spare_left_means_no_migration_and_a_reason) {
+  Fixture f(std::vector<std::string>{});
+  auto d = f.policy.decide(ipmi("FTB_IPMI_FANFAIL", "n2"));
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kIgnore));
+  BOOST_TEST_REQUIRE(d->skipped.size() == 1u);
+  BOOST_TEST(d->skipped[0].find("no spare") != std::string::npos);
+  BOOST_TEST(f.table.hostList() == "n1:2,n2:2,n3:2");
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_spare_stops_being_a_target) {
+  Fixture f;
+  auto d = f.policy.decide(ipmi("FTB_IPMI_FANFAIL", "n4"));
+  BOOST_TEST((d->action == Action::kDrain));
+  BOOST_TEST((f.table.find("n4")->state == NodeState::kInactive));
+  auto m = f.policy.decide(ipmi("FTB_IPMI_FANFAIL", "n1"));
+  BOOST_TEST((m->action == Action::kIgnore));
+}
+
+BOOST_AUTO_TEST_CASE(events_of_other_kinds_match_no_rule) {
+  Fixture f;
+  ftb::Event e = ipmi("FTB_IPMI_ECC_CORRECTABLE", "n2");
+  BOOST_TEST(!f.policy.decide(e).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(overtemperature_on_most_nodes_checkpoints_the_job_once) {
+  Fixture f(std::vector<std::string>{});  // no spare: single over-temperatures cannot migrate
+  auto first = f.policy.decide(ipmi("FTB_IPMI_OVERTEMP", "n1"));
+  BOOST_TEST((first->action == Action::kIgnore));  // 1 of 3, and no spare
+  BOOST_TEST(first->skipped.size() == 2u);
+  auto second = f.policy.decide(ipmi("FTB_IPMI_OVERTEMP", "n2"));
+  BOOST_TEST((second->action == Action::kCheckpoint));  // 2 of 3 > 0.5
+  BOOST_TEST(second->node == "n2");
+  auto third = f.policy.decide(ipmi("FTB_IPMI_OVERTEMP", "n3"));
+  BOOST_TEST((third->action == Action::kIgnore));  // already taken for this episode
+  // The room cools down, then heats up again: a new checkpoint.
+  for (const char* n : {"n1", "n2", "n3"}) (void)f.policy.decide(ipmi("FTB_IPMI_NORMAL", n));
+  (void)f.policy.decide(ipmi("FTB_IPMI_OVERTEMP", "n1"));
+  auto again = f.policy.decide(ipmi("FTB_IPMI_OVERTEMP", "n3"));
+  BOOST_TEST((again->action == Action::kCheckpoint));
+}
+
+BOOST_AUTO_TEST_CASE(a_dead_node_is_relaunched_on_the_spare_once) {
+  Fixture f;
+  auto d = f.policy.decide(procsDead("n3"));
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kRelaunch));
+  BOOST_TEST(d->target == "n4");
+  BOOST_TEST((d->ranks == std::vector<int>{4, 5}));
+  BOOST_TEST(f.table.hostList() == "n1:2,n2:2,n4:2");
+  // Every rank of n3 reports it: only the first one acts.
+  auto dup = f.policy.decide(procsDead("n3"));
+  BOOST_TEST((dup->action == Action::kIgnore));
+}
+
+BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
+  Fixture f(std::vector<std::string>{});
+  auto d = f.policy.decide(procsDead("n3"));
+  BOOST_TEST((d->action == Action::kRelaunch));
+  BOOST_TEST(d->target == "n2");
+  BOOST_TEST(f.table.hostList() == "n1:2,n2:4");
+}
+
+BOOST_AUTO_TEST_CASE(a_request_carries_its_own_correlation_id) {
+  Fixture f;
+  ftb::Event e;
+  e.event_space = "FTB.JL.JOB7";
+  e.event_name = "FTB_CHECKPOINT_REQUEST";
+  e.tags = {{"corr", "op-42"}};
+  auto d = f.policy.decide(e);
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kCheckpoint));
+  BOOST_TEST(d->corr == "op-42");
+}
