@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "client/client.h"
+#include "client/daemon/service_notifier.h"
 #include "components/ipmi/config.h"
 #include "components/ipmi/credentials.h"
 #include "components/ipmi/event_sink.h"
@@ -75,9 +76,21 @@ int main(int argc, char** argv) {
   spdlog::info("watching {} BMC(s), sweep every {} ms", (*monitor)->watcherCount(),
                config.interval_ms);
   (*monitor)->start();
-  int sig = 0;
-  sigwait(&signals, &sig);
+  // Connected to the agent, events declared, the first sweeps under way: ready.
+  ftb::daemon::ServiceNotifier notifier;
+  notifier.ready(fmt::format("watching {} BMC(s)", (*monitor)->watcherCount()));
+  int sig = -1;
+  while (sig < 0) {
+    // The main thread only waits for signals; it feeds systemd's watchdog between waits.
+    const auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        notifier.maxLoopSleep(std::chrono::milliseconds(1000)));
+    const timespec timeout{static_cast<time_t>(wait.count() / 1'000'000'000),
+                           static_cast<long>(wait.count() % 1'000'000'000)};
+    sig = sigtimedwait(&signals, nullptr, &timeout);
+    notifier.feedWatchdog(std::chrono::steady_clock::now());
+  }
   spdlog::info("signal {}: stopping", sig);
+  notifier.stopping("stopping");
   (*monitor)->stop();
   (void)(*client)->disconnect();
   return 0;
