@@ -1,0 +1,243 @@
+#include "components/launcher_bridge/launcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+namespace ftb::launcher {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+std::string rankList(const std::vector<int>& ranks) {
+  std::string out;
+  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  return out;
+}
+
+namespace {
+std::string tag(const Event& e, const std::string& key) {
+  auto it = e.tags.find(key);
+  return it == e.tags.end() ? "" : it->second;
+}
+}  // namespace
+
+Launcher::Launcher(LauncherOptions options, JobChannel& channel, Policy& policy, NodeTable& table,
+                   NodeAdmin& admin)
+    : options_(std::move(options)), channel_(channel), policy_(policy), table_(table), admin_(admin) {}
+
+void Launcher::jobState(const std::string& state, const std::string& corr, const std::string& extra) {
+  Tags tags{{"state", state}, {"attempt", std::to_string(attempt_)}};
+  if (!corr.empty()) tags["corr"] = corr;
+  (void)channel_.publish("FTB_JOB_STATE", "job " + options_.job_id + " " + state + extra, tags);
+  spdlog::info("job {} {} (attempt {}){}", options_.job_id, state, attempt_, extra);
+}
+
+void Launcher::publishNodeStates(const std::string& corr) {
+  for (const auto& node : table_.nodes()) {
+    auto it = published_states_.find(node.name);
+    if (it != published_states_.end() && it->second == node.state) continue;
+    published_states_[node.name] = node.state;
+    (void)channel_.publishNodeState(node.name, nodeStateName(node.state), corr);
+  }
+}
+
+Status Launcher::launch() {
+  MpiJobSpec spec = options_.job;
+  spec.host_list = table_.hostList();
+  spec.ranks = table_.rankCount();
+  spec.env["FTB_JOB_ID"] = options_.job_id;
+  spec.env["FTB_RANK_HOSTS"] = table_.rankHosts();
+  spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
+  if (!launch_corr_.empty()) spec.env["FTB_CORR_ID"] = launch_corr_;
+  restored_.clear();
+  if (Status s = job_.start(spec); !s.ok()) return s;
+  publishNodeStates(launch_corr_);
+  jobState(attempt_ == 0 ? "launched" : "relaunched", launch_corr_, " on " + spec.host_list);
+  return {};
+}
+
+int Launcher::run() {
+  if (Status s = launch(); !s.ok()) {
+    spdlog::error("cannot start mpirun: {}", s.toString());
+    return 1;
+  }
+  if (options_.checkpoint_every_s > 0) {
+    next_timer_checkpoint_ = steady_clock::now() + std::chrono::seconds(options_.checkpoint_every_s);
+  }
+  for (;;) {
+    if (auto event = channel_.next(milliseconds(50))) handle(*event);
+    const auto now = steady_clock::now();
+    if (checkpoint_ && now > checkpoint_->deadline) finishCheckpoint(true);
+    if (options_.checkpoint_every_s > 0 && now > next_timer_checkpoint_ && !checkpoint_) {
+      next_timer_checkpoint_ = now + std::chrono::seconds(options_.checkpoint_every_s);
+      const std::string corr = options_.job_id + "-T" + std::to_string(++timer_checkpoints_);
+      (void)channel_.publish("FTB_DECISION", "timer checkpoint",
+                             {{"corr", corr}, {"rule", "timer"}, {"action", "checkpoint"}, {"node", ""},
+                              {"dry_run", options_.dry_run ? "1" : "0"}});
+      if (!options_.dry_run) startCheckpoint(corr, "timer");
+    }
+    if (recovery_ && job_.running() && now > recovery_->deadline) {
+      spdlog::warn("the job did not exit within {} ms of {}: terminating it", options_.migrate_deadline_ms,
+                   recovery_->reason);
+      job_.terminate();
+      if (auto code = onExit(1)) return *code;
+      continue;
+    }
+    if (auto code = job_.poll()) {
+      if (auto done = onExit(*code)) return *done;
+    }
+  }
+}
+
+void Launcher::handle(const Event& event) {
+  if (event.event_name == "FTB_EVENTS_MISSED") {
+    spdlog::error("the backplane reports lost events ({})", event.payload);
+    return;
+  }
+  if (event.event_space == options_.runtime_space) handleRuntime(event);
+  std::optional<Decision> d = policy_.decide(event);
+  if (!d) return;
+  for (const auto& why : d->skipped) spdlog::info("{} on {}: rule {}", event.event_name, d->node, why);
+  if (d->rule_line == 0) {
+    spdlog::info("{} on '{}': no rule applies", event.event_name, d->node);
+    return;
+  }
+  (void)channel_.publish(
+      "FTB_DECISION", event.event_name + " -> " + std::string(actionName(d->action)),
+      {{"corr", d->corr}, {"rule", std::to_string(d->rule_line)}, {"action", std::string(actionName(d->action))},
+       {"node", d->node}, {"target", d->target}, {"ranks", rankList(d->ranks)},
+       {"dry_run", options_.dry_run ? "1" : "0"}, {"trigger", event.event_name}});
+  if (!options_.dry_run) execute(*d);
+}
+
+void Launcher::handleRuntime(const Event& event) {
+  const std::string corr = tag(event, "corr");
+  const std::string& name = event.event_name;
+  if (checkpoint_ && corr == checkpoint_->corr) {
+    if (name == "FTB_CHECKPOINT_DONE") checkpoint_->done.insert(std::atoi(tag(event, "rank").c_str()));
+    if (name == "FTB_CHECKPOINT_FAILED") checkpoint_->failures.push_back(tag(event, "rank") + ":" + tag(event, "reason"));
+    if (static_cast<int>(checkpoint_->done.size() + checkpoint_->failures.size()) >= table_.rankCount()) {
+      finishCheckpoint(false);
+    }
+  }
+  if (name == "FTB_MIGRATE_PIC" && recovery_ && corr == recovery_->corr) {
+    spdlog::info("ranks {} of {} checkpointed and left", tag(event, "ranks"), tag(event, "source"));
+  }
+  if (name == "FTB_RESTART_DONE" && !launch_corr_.empty() && corr == launch_corr_) {
+    restored_.insert(std::atoi(tag(event, "rank").c_str()));
+    if (static_cast<int>(restored_.size()) == table_.rankCount()) jobState("running", launch_corr_, " again");
+  }
+  if (name == "FTB_RESTART_FAILED") spdlog::error("rank {} cannot restore: {}", tag(event, "rank"), event.payload);
+}
+
+void Launcher::startCheckpoint(const std::string& corr, const std::string& why) {
+  if (checkpoint_) {
+    spdlog::warn("checkpoint {} requested ({}) while {} runs: skipped", corr, why, checkpoint_->corr);
+    return;
+  }
+  const auto now = steady_clock::now();
+  checkpoint_ = PendingCheckpoint{.corr = corr, .started = now,
+                                  .deadline = now + milliseconds(options_.checkpoint_deadline_ms)};
+  (void)channel_.publish("FTB_CHECKPOINT", "checkpoint now (" + why + ")",
+                         {{"corr", corr}, {"level", "auto"}, {"ckpt_id", corr}});
+}
+
+void Launcher::finishCheckpoint(bool timed_out) {
+  const PendingCheckpoint c = std::move(*checkpoint_);
+  checkpoint_.reset();
+  const auto ms = std::chrono::duration_cast<milliseconds>(steady_clock::now() - c.started).count();
+  const bool ok = !timed_out && c.failures.empty() && static_cast<int>(c.done.size()) == table_.rankCount();
+  std::string failures;
+  for (const auto& f : c.failures) failures += (failures.empty() ? "" : ",") + f;
+  Tags tags{{"corr", c.corr}, {"ok", ok ? "1" : "0"}, {"ranks_done", std::to_string(c.done.size())},
+            {"ranks_total", std::to_string(table_.rankCount())}, {"ms", std::to_string(ms)}};
+  if (!failures.empty()) tags["failed"] = failures;
+  if (timed_out) tags["timed_out"] = "1";
+  (void)channel_.publish(ok ? "FTB_CHECKPOINT_OUTCOME" : "FTB_CHECKPOINT_MISSED",
+                         ok ? "every rank checkpointed" : "checkpoint incomplete", tags);
+}
+
+void Launcher::execute(const Decision& d) {
+  const auto deadline = steady_clock::now() + milliseconds(options_.migrate_deadline_ms);
+  switch (d.action) {
+    case Action::kCheckpoint:
+      startCheckpoint(d.corr, d.rule_text);
+      break;
+    case Action::kMigrate:
+      if (Status s = admin_.drain(d.node, "ftb: migrated off (" + d.corr + ")"); !s.ok()) {
+        spdlog::error("drain {}: {}", d.node, s.toString());
+      }
+      publishNodeStates(d.corr);
+      recovery_ = PendingRecovery{.corr = d.corr, .reason = "migrate", .source = d.node, .target = d.target,
+                                  .ranks = d.ranks, .deadline = deadline};
+      (void)channel_.publish("FTB_MIGRATE", "move the ranks off " + d.node,
+                             {{"corr", d.corr}, {"source", d.node}});
+      break;
+    case Action::kRelaunch:
+      if (Status s = admin_.drain(d.node, "ftb: ranks died (" + d.corr + ")"); !s.ok()) {
+        spdlog::error("drain {}: {}", d.node, s.toString());
+      }
+      publishNodeStates(d.corr);
+      recovery_ = PendingRecovery{.corr = d.corr, .reason = "relaunch", .source = d.node, .target = d.target,
+                                  .ranks = d.ranks, .deadline = deadline};
+      // The survivors may hang on the dead peers: end the run now.
+      if (job_.running()) job_.terminate();
+      break;
+    case Action::kSpare:
+    case Action::kResume:
+      if (Status s = admin_.resume(d.node); !s.ok()) spdlog::error("resume {}: {}", d.node, s.toString());
+      publishNodeStates(d.corr);
+      break;
+    case Action::kDrain:
+      if (Status s = admin_.drain(d.node, "ftb: " + d.rule_text); !s.ok()) {
+        spdlog::error("drain {}: {}", d.node, s.toString());
+      }
+      publishNodeStates(d.corr);
+      break;
+    case Action::kCheckpointIfShare:  // the policy turns it into kCheckpoint
+    case Action::kIgnore:
+      break;
+  }
+}
+
+std::optional<int> Launcher::onExit(int code) {
+  if (!recovery_ && code != 0) {
+    // An exit nobody announced: give the events that explain it (a dead node's
+    // FTB_MPI_PROCS_DEAD, a fan failure ...) a moment to arrive.
+    spdlog::warn("mpirun exited with {} unannounced; waiting {} ms for events", code, options_.exit_grace_ms);
+    const auto until = steady_clock::now() + milliseconds(options_.exit_grace_ms);
+    while (!recovery_ && steady_clock::now() < until) {
+      if (auto event = channel_.next(milliseconds(50))) handle(*event);
+    }
+  }
+  if (!recovery_ && code == 0) {
+    jobState("finished", launch_corr_);
+    return 0;
+  }
+  if (attempt_ >= options_.max_restarts) {
+    (void)channel_.publish("FTB_JOB_FAILED", "job failed after " + std::to_string(attempt_) + " restarts",
+                           {{"corr", recovery_ ? recovery_->corr : launch_corr_}, {"exit_code", std::to_string(code)},
+                            {"attempt", std::to_string(attempt_)}, {"state", "failed"}});
+    spdlog::error("job {} failed: exit {} and no restarts left ({})", options_.job_id, code, options_.max_restarts);
+    return code == 0 ? 1 : code;
+  }
+  ++attempt_;
+  if (recovery_) {
+    launch_corr_ = recovery_->corr;
+    (void)channel_.publish("FTB_MIGRATE_IPT", "ranks restart on " + recovery_->target,
+                           {{"corr", recovery_->corr}, {"target", recovery_->target},
+                            {"ranks", rankList(recovery_->ranks)}});
+  } else {
+    launch_corr_ = options_.job_id + "-R" + std::to_string(attempt_);
+  }
+  jobState("relaunching", launch_corr_, " after exit " + std::to_string(code));
+  recovery_.reset();
+  if (Status s = launch(); !s.ok()) {
+    spdlog::error("cannot relaunch: {}", s.toString());
+    return 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ftb::launcher

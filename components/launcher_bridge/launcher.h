@@ -1,0 +1,91 @@
+// The launcher's manager: runs the MPI job, feeds every event from the
+// backplane through the Policy, and turns decisions into events (FTB_DECISION,
+// FTB_CHECKPOINT, FTB_MIGRATE, FTB_MIGRATE_IPT, FTB_JOB_STATE, FTB_NLA_STATE),
+// resource-manager actions (NodeAdmin) and relaunches of the job.
+//
+//   Launcher launcher(options, channel, policy, table, admin);
+//   return launcher.run();   // the job's exit code, or 1 when it failed for good
+//
+// Threading: run() is the one event loop; everything else happens on it.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "components/launcher_bridge/job_channel.h"
+#include "components/launcher_bridge/mpi_job.h"
+#include "components/launcher_bridge/node_admin.h"
+#include "components/launcher_bridge/node_table.h"
+#include "components/launcher_bridge/policy.h"
+
+namespace ftb::launcher {
+
+struct LauncherOptions {
+  std::string job_id;
+  MpiJobSpec job;  // host_list, ranks and env are filled per launch
+  bool dry_run = false;
+  int max_restarts = 3;
+  int checkpoint_every_s = 0;      // 0: no timer
+  int checkpoint_deadline_ms = 10000;
+  int migrate_deadline_ms = 20000;  // FTB_MIGRATE sent -> the job must have exited
+  int exit_grace_ms = 1500;         // unexplained exit: wait this long for events that explain it
+  std::string runtime_space = "FTB.MPI.FTBCKPT";
+};
+
+class Launcher {
+ public:
+  Launcher(LauncherOptions options, JobChannel& channel, Policy& policy, NodeTable& table, NodeAdmin& admin);
+  int run();
+
+ private:
+  struct PendingCheckpoint {
+    std::string corr;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point deadline;
+    std::set<int> done;
+    std::vector<std::string> failures;
+  };
+  struct PendingRecovery {
+    std::string corr;
+    std::string reason;  // "migrate" or "relaunch"
+    std::string source;
+    std::string target;
+    std::vector<int> ranks;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
+  Status launch();
+  void handle(const Event& event);
+  void handleRuntime(const Event& event);
+  void execute(const Decision& d);
+  void startCheckpoint(const std::string& corr, const std::string& why);
+  void finishCheckpoint(bool timed_out);
+  // The job ended with `code`; returns the program's exit code when ftb-run is done.
+  std::optional<int> onExit(int code);
+  void publishNodeStates(const std::string& corr);
+  void jobState(const std::string& state, const std::string& corr, const std::string& extra = "");
+
+  LauncherOptions options_;
+  JobChannel& channel_;
+  Policy& policy_;
+  NodeTable& table_;
+  NodeAdmin& admin_;
+  MpiJob job_;
+  int attempt_ = 0;
+  std::string launch_corr_;  // FTB_CORR_ID of the current run ("" for the first)
+  std::optional<PendingCheckpoint> checkpoint_;
+  std::optional<PendingRecovery> recovery_;
+  std::set<int> restored_;  // ranks that reported FTB_RESTART_DONE for launch_corr_
+  std::map<std::string, NodeState> published_states_;
+  std::chrono::steady_clock::time_point next_timer_checkpoint_;
+  int timer_checkpoints_ = 0;
+};
+
+// A Tags value for a rank list: "2,3".
+std::string rankList(const std::vector<int>& ranks);
+
+}  // namespace ftb::launcher

@@ -1,0 +1,167 @@
+// ftb-run: starts an MPI job with mpirun on a set of nodes plus hot spares and
+// manages it through the backplane until it ends (README.md). The logic
+// lives in the launcher_bridge library; this file parses flags and wires it.
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "components/launcher_bridge/job_channel.h"
+#include "components/launcher_bridge/launcher.h"
+#include "components/launcher_bridge/node_admin.h"
+#include "components/launcher_bridge/rank_exec.h"
+#include "components/launcher_bridge/rules.h"
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::string selfPath() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "ftb-run";
+}
+
+// The event spaces whose events the launcher needs besides its rules'.
+std::vector<std::string> subscriptions(const std::vector<ftb::launcher::Rule>& rules, const std::string& runtime) {
+  std::vector<std::string> filters{"event_space=" + runtime};
+  for (const auto& rule : rules) {
+    if (std::find(filters.begin(), filters.end(), rule.filter.text()) == filters.end()) {
+      filters.push_back(rule.filter.text());
+    }
+  }
+  return filters;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ftb::launcher;
+  if (argc > 1 && std::string(argv[1]) == "--rank-exec") {
+    std::vector<std::string> program(argv + 2, argv + argc);
+    if (!program.empty() && program[0] == "--") program.erase(program.begin());
+    return rankExec(program);
+  }
+
+  LauncherOptions options;
+  std::string nodes, spares, rules_file, agent, slurm = "auto", log_level = "info";
+  int ranks_per_node = 1;
+  bool print_rules = false;
+  std::vector<std::string> program;
+  CLI::App app{
+      "ftb-run: launches an MPI job with mpirun on --nodes plus hot --spares and manages it\n"
+      "through the backplane: rules turn hardware and runtime events into checkpoints,\n"
+      "migrations to spares and relaunches (components/launcher_bridge/README.md).\n"
+      "Usage: ftb-run --job ID --nodes n1,n2,n3 --spares n4 [options] -- program args",
+      "ftb-run"};
+  app.add_option("--job", options.job_id, "Job id, [A-Z0-9_]+ (namespaces FTB.JL.<job>, FTB.NLA.<job>)")->required();
+  app.add_option("--nodes", nodes, "Nodes that run ranks, comma-separated (default: the Slurm allocation)");
+  app.add_option("--spares", spares, "Hot-spare nodes, comma-separated");
+  int spare_count = 1;
+  app.add_option("--slurm-spares", spare_count,
+                 "In a Slurm allocation without --nodes: how many of its nodes are spares")->capture_default_str();
+  app.add_option("--ranks-per-node", ranks_per_node, "Ranks on each job node")->capture_default_str();
+  app.add_option("--rules", rules_file, "Rules file (default: the embedded rules, see --print-rules)");
+  app.add_flag("--print-rules", print_rules, "Print the embedded default rules and exit");
+  app.add_flag("--dry-run", options.dry_run, "Only publish FTB_DECISION (dry_run=1); never act");
+  app.add_option("--max-restarts", options.max_restarts, "Relaunches allowed before the job fails")
+      ->capture_default_str();
+  app.add_option("--checkpoint-every-s", options.checkpoint_every_s, "Timer checkpoint period (0: none)")
+      ->capture_default_str();
+  app.add_option("--checkpoint-deadline-ms", options.checkpoint_deadline_ms,
+                 "How long a checkpoint may take before it is reported missed")->capture_default_str();
+  app.add_option("--migrate-deadline-ms", options.migrate_deadline_ms,
+                 "How long the job may take to exit after FTB_MIGRATE")->capture_default_str();
+  app.add_option("--agent", agent, "ftb-agent endpoint (default $FTB_AGENT_ENDPOINT or the local socket)");
+  app.add_option("--mpirun", options.job.mpirun, "mpirun program")->capture_default_str();
+  app.add_option("--mpirun-arg", options.job.mpirun_args, "Extra mpirun argument (repeatable)");
+  app.add_option("--runtime-space", options.runtime_space, "Event space of the checkpoint runtime")
+      ->capture_default_str();
+  app.add_option("--slurm", slurm, "Drain/resume nodes with scontrol: auto (inside an allocation), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("program", program, "The MPI program and its arguments (after --)");
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(log_level));
+
+  if (print_rules) {
+    std::cout << kDefaultRules;
+    return 0;
+  }
+  if (!std::regex_match(options.job_id, std::regex("[A-Z0-9_]+"))) {
+    std::cerr << "ftb-run: --job '" << options.job_id << "' must be upper case letters, digits and _\n";
+    return 2;
+  }
+  if (program.empty()) {
+    std::cerr << "ftb-run: no program given (ftb-run ... -- program args)\n";
+    return 2;
+  }
+  const bool in_slurm = std::getenv("SLURM_JOB_NODELIST") != nullptr;
+  std::vector<std::string> node_list = split(nodes, ',');
+  std::vector<std::string> spare_list = split(spares, ',');
+  if (node_list.empty() && in_slurm) {
+    auto hosts = runProgram({"scontrol", "show", "hostnames", std::getenv("SLURM_JOB_NODELIST")});
+    if (!hosts.ok()) {
+      std::cerr << "ftb-run: reading the Slurm allocation: " << hosts.status().message() << "\n";
+      return 2;
+    }
+    node_list = split(*hosts, '\n');
+    for (int i = 0; i < spare_count && node_list.size() > 1; ++i) {
+      spare_list.insert(spare_list.begin(), node_list.back());
+      node_list.pop_back();
+    }
+  }
+  std::string rules_text(kDefaultRules);
+  if (!rules_file.empty()) {
+    std::ifstream in(rules_file);
+    if (!in) {
+      std::cerr << "ftb-run: cannot read rules file " << rules_file << "\n";
+      return 2;
+    }
+    rules_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto rules = parseRules(rules_text);
+  if (!rules.ok()) {
+    std::cerr << "ftb-run: " << (rules_file.empty() ? "default rules" : rules_file) << ": "
+              << rules.status().message() << "\n";
+    return 2;
+  }
+  auto table = NodeTable::create(node_list, spare_list, ranks_per_node);
+  if (!table.ok()) {
+    std::cerr << "ftb-run: " << table.status().message() << " (--nodes, --spares, --ranks-per-node)\n";
+    return 2;
+  }
+  options.job.program = {selfPath(), "--rank-exec", "--"};
+  options.job.program.insert(options.job.program.end(), program.begin(), program.end());
+
+  auto channel = JobChannel::open(options.job_id, agent, subscriptions(*rules, options.runtime_space));
+  if (!channel.ok()) {
+    std::cerr << "ftb-run: cannot reach the ftb-agent: " << channel.status().toString() << "\n";
+    return 1;
+  }
+  NoNodeAdmin no_admin;
+  SlurmNodeAdmin slurm_admin;
+  const bool use_slurm = slurm == "on" || (slurm == "auto" && in_slurm);
+  NodeAdmin& admin = use_slurm ? static_cast<NodeAdmin&>(slurm_admin) : no_admin;
+  Policy policy(std::move(*rules), *table, options.job_id);
+  spdlog::info("job {}: nodes {} spares {} node admin {}{}", options.job_id, table->hostList(), spares,
+               admin.name(), options.dry_run ? " (dry run)" : "");
+  Launcher launcher(options, **channel, policy, *table, admin);
+  int code = launcher.run();
+  (*channel)->close();
+  return code;
+}

@@ -1,0 +1,70 @@
+#include "components/launcher_bridge/mpi_job.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace ftb::launcher {
+
+std::vector<std::string> mpirunCommand(const MpiJobSpec& spec) {
+  std::vector<std::string> cmd{spec.mpirun};
+  if (geteuid() == 0) cmd.push_back("--allow-run-as-root");
+  cmd.insert(cmd.end(), {"--host", spec.host_list, "--map-by", "slot", "-np", std::to_string(spec.ranks)});
+  for (const auto& [key, value] : spec.env) cmd.insert(cmd.end(), {"-x", key});
+  cmd.insert(cmd.end(), spec.mpirun_args.begin(), spec.mpirun_args.end());
+  cmd.insert(cmd.end(), spec.program.begin(), spec.program.end());
+  return cmd;
+}
+
+MpiJob::~MpiJob() {
+  if (running()) terminate(1000);
+}
+
+Status MpiJob::start(const MpiJobSpec& spec) {
+  if (running()) return failedPrecondition("the job is still running");
+  std::vector<std::string> cmd = mpirunCommand(spec);
+  pid_t pid = fork();
+  if (pid < 0) return internalError("fork failed");
+  if (pid == 0) {
+    setpgid(0, 0);
+    for (const auto& [key, value] : spec.env) setenv(key.c_str(), value.c_str(), 1);
+    std::vector<char*> args;
+    for (auto& a : cmd) args.push_back(a.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here: no race with an early terminate()
+  pid_ = pid;
+  return {};
+}
+
+namespace {
+int exitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+}  // namespace
+
+std::optional<int> MpiJob::poll() {
+  if (!running()) return std::nullopt;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+  pid_ = -1;
+  return exitCode(status);
+}
+
+int MpiJob::terminate(int grace_ms) {
+  if (!running()) return 0;
+  kill(-pid_, SIGTERM);
+  for (int waited = 0; waited < grace_ms; waited += 20) {
+    if (auto code = poll()) return *code;
+    timespec ts{0, 20'000'000};
+    nanosleep(&ts, nullptr);
+  }
+  kill(-pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return exitCode(status);
+}
+
+}  // namespace ftb::launcher
