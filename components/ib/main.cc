@@ -1,0 +1,83 @@
+// ftb-ib: InfiniBand fabric monitor. Parses the configuration, connects to the
+// ftb-agent, runs the Monitor until SIGINT/SIGTERM. Everything else lives in
+// the ib libraries.
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "client/client.h"
+#include "components/ib/config.h"
+#include "components/ib/event_sink.h"
+#include "components/ib/events.h"
+#include "components/ib/ibverbs_devices.h"
+#include "components/ib/monitor.h"
+#include "components/ib/sysfs_devices.h"
+
+int main(int argc, char** argv) {
+  ftb::ib::MonitorConfig config;
+  CLI::App app{
+      "ftb-ib: watches this node's InfiniBand/RDMA adapters (libibverbs asynchronous events,\n"
+      "port state, sysfs error counters) and publishes FTB.IB.<component> events on the fault\n"
+      "tolerance backplane, including FTB_IB_PORT_DEGRADED when a port's error counters rise\n"
+      "too fast or its link trains below its width or speed.\n"
+      "Runs with embedded defaults; every option can also be set in the file given by\n"
+      "--config (key = value, same names without dashes).",
+      "ftb-ib"};
+  app.set_config("--config", "", "Read options from this file (INI/TOML key = value)");
+  app.set_version_flag("--version", "ftb-ib 0.1.0");
+  ftb::ib::addMonitorOptions(app, config);
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+
+  ftb::Result<ftb::ib::PredictionOptions> prediction = ftb::ib::predictionOptions(config);
+  if (!prediction.ok()) {
+    std::cerr << "ftb-ib: " << prediction.status().message() << "\n";
+    return 2;
+  }
+
+  // SIGINT/SIGTERM arrive on a signalfd that the monitor's poll() watches.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const int stop_fd = signalfd(-1, &signals, SFD_CLOEXEC);
+  if (stop_fd < 0) {
+    std::cerr << "ftb-ib: signalfd failed\n";
+    return 1;
+  }
+
+  auto client = ftb::Client::connect({.event_space = "FTB.IB." + config.component,
+                                      .client_name = "ftb-ib",
+                                      .agent_endpoint = config.agent_endpoint});
+  if (!client.ok()) {
+    std::cerr << "ftb-ib: cannot reach the ftb-agent: " << client.status().toString() << "\n";
+    return 1;
+  }
+  if (ftb::Status s = (*client)->declare(ftb::ib::eventDeclarations()); !s.ok()) {
+    std::cerr << "ftb-ib: declaring events: " << s.toString() << "\n";
+    return 1;
+  }
+
+  ftb::ib::SysfsTree sysfs(config.sysfs_root);
+  ftb::ib::IbverbsDevices verbs;
+  ftb::ib::SysfsDevices sysfs_devices(sysfs);
+  ftb::ib::VerbsDevices& devices =
+      config.backend == "sysfs" ? static_cast<ftb::ib::VerbsDevices&>(sysfs_devices) : verbs;
+  ftb::ib::SdkEventSink sink(**client);
+  ftb::ib::Monitor monitor({.interval = std::chrono::milliseconds(config.interval_ms),
+                            .prediction = *prediction},
+                           devices, sysfs, sink);
+  spdlog::info("ftb-ib: backend {}, sysfs root {}, sweep every {} ms", config.backend,
+               config.sysfs_root, config.interval_ms);
+  monitor.run(stop_fd);
+  spdlog::info("stopping");
+  (void)(*client)->disconnect();
+  close(stop_fd);
+  return 0;
+}

@@ -1,0 +1,95 @@
+// Monitor: ftb-ib's single event loop. It keeps every present RDMA device
+// open, waits in one poll() on all their asynchronous-event fds, and every
+// `interval` rescans the device list, re-queries each port and sweeps the
+// counters through a PortPredictor per port. What it learns goes to an
+// EventSink as the events of events.h.
+//
+//   Monitor monitor(options, devices, SysfsTree("/sys"), sink);
+//   monitor.run(stop_fd);   // until stop_fd polls readable
+//
+// Threading: not thread-safe; one thread calls everything (run() or, in tests,
+// start()/pollOnce()/sweep()). A device that reports ENODEV or DEVICE_FATAL is
+// closed at once (an open context blocks driver removal) and is not reopened
+// before the next sweep.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "components/ib/event_sink.h"
+#include "components/ib/payload.h"
+#include "components/ib/port_predictor.h"
+#include "components/ib/sysfs_tree.h"
+#include "components/ib/verbs_devices.h"
+
+namespace ftb::ib {
+
+struct MonitorOptions {
+  std::chrono::milliseconds interval{10000};
+  PredictionOptions prediction;
+};
+
+class Monitor {
+ public:
+  Monitor(MonitorOptions options, VerbsDevices& devices, SysfsTree sysfs, EventSink& sink);
+  ~Monitor();
+
+  // The first scan: ADAPTER_INFO and PORT_INFO for what is there, then
+  // ADAPTER_AVAILABLE, or ADAPTER_UNAVAILABLE (once) when there is nothing;
+  // also the counters' baseline.
+  void start(Clock::time_point now);
+  // Waits up to `timeout` for asynchronous events (or for `wake_fd`, if >= 0,
+  // to poll readable) and handles those that arrived. True when wake_fd fired.
+  bool pollOnce(std::chrono::milliseconds timeout, int wake_fd = -1);
+  // Rescan devices, re-query ports, sweep counters.
+  void sweep(Clock::time_point now);
+  // start(), then pollOnce()/sweep() on schedule until `stop_fd` polls readable.
+  void run(int stop_fd);
+
+  std::size_t deviceCount() const { return open_.size(); }
+
+ private:
+  struct Port {
+    std::optional<PortAttrs> last;
+    PortPredictor predictor;
+  };
+  struct Open {
+    std::unique_ptr<VerbsDevice> device;
+    std::map<uint32_t, Port> ports;
+  };
+
+  void rescan(Clock::time_point now);
+  void openDevice(const std::string& name, Clock::time_point now);
+  // Closes `name` now, publishes ADAPTER_UNAVAILABLE; not reopened before a sweep.
+  void dropDevice(const std::string& name, const std::string& reason, Clock::time_point now);
+  void handleAsync(const std::string& name, const AsyncEvent& event, Clock::time_point now);
+  // Queries a port; on a state, LID or SM change publishes what changed.
+  // False when the device has gone (then dropped).
+  bool refreshPort(const std::string& name, uint32_t port, std::string_view source,
+                   Clock::time_point now);
+  void sweepCounters(const std::string& name, uint32_t port, Clock::time_point now);
+
+  void publishPort(std::string_view event, const std::string& hca, uint32_t port,
+                   const PortAttrs& attrs, PayloadFields extra);
+  void publish(std::string_view event, const std::string& original, PayloadFields fields,
+               Tags tags);
+  // MONITOR_TROUBLE once per `key` until clearTrouble(key).
+  void trouble(const std::string& key, const std::string& message);
+  void clearTrouble(const std::string& key);
+
+  MonitorOptions options_;
+  VerbsDevices& devices_;
+  SysfsTree sysfs_;
+  EventSink& sink_;
+  std::map<std::string, Open> open_;
+  // Devices dropped after ENODEV/DEVICE_FATAL: not reopened before this time.
+  std::map<std::string, Clock::time_point> hold_off_;
+  std::set<std::string> troubles_;
+  bool said_unavailable_ = false;
+  bool started_ = false;
+};
+
+}  // namespace ftb::ib
