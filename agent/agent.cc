@@ -102,11 +102,18 @@ Status Agent::bind() {
   if (endpoints_.empty()) {
     return invalidArgument("no endpoint to listen on: set --ipc-endpoint and/or --tcp-endpoint");
   }
+  if (!config_.metrics_listen.empty()) {
+    auto server = metrics::HttpServer::start(config_.metrics_listen, metrics_.registry());
+    if (!server.ok()) return server.status();
+    metrics_server_ = std::move(server).value();
+    spdlog::info("metrics at http://{}/metrics", metrics_server_->address());
+  }
   if (!config_.ready_file.empty()) {
     const std::string tmp = config_.ready_file + ".tmp";
     {
       std::ofstream out(tmp);
       for (const auto& e : endpoints_) out << e << "\n";
+      if (metrics_server_) out << "http://" << metrics_server_->address() << "/metrics\n";
       if (!out) return failedPrecondition("cannot write --ready-file " + config_.ready_file);
     }
     std::filesystem::rename(tmp, config_.ready_file);
@@ -176,6 +183,7 @@ void Agent::run() {
       expireSilentClients(now);
       forgetDepartedPublishers(now);
       history_.prune(now);
+      updateMetrics();
       next_housekeeping = now + std::chrono::milliseconds(100);
     }
     for (const auto& id : doomed_) removeSession(id, "its socket is gone");

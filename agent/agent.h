@@ -17,6 +17,7 @@
 
 #include <zmq.hpp>
 
+#include "agent/agent_metrics.h"
 #include "agent/client_session.h"
 #include "agent/config.h"
 #include "agent/event_history.h"
@@ -25,6 +26,7 @@
 #include "agent/tree_link.h"
 #include "client/daemon/service_notifier.h"
 #include "client/status.h"
+#include "metrics/http_server.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::agent {
@@ -68,6 +70,7 @@ class Agent : private tree::TreeHost {
   // An unreachable peer is scheduled for removal and counts as sent.
   bool trySend(const std::string& routing_id, const std::string& frame);
   void flushOutbound();
+  void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
@@ -126,6 +129,8 @@ class Agent : private tree::TreeHost {
   struct Batch {
     proto::Envelope envelope;
     uint32_t events = 0;
+    // Per delivery: its metric series and publish time (counted once the batch is sent or lost).
+    std::vector<std::pair<EventSeries*, std::chrono::system_clock::time_point>> metered;
   };
   std::unordered_map<ClientSession*, Batch> batches_;  // deliveries built this turn
 
@@ -140,6 +145,8 @@ class Agent : private tree::TreeHost {
   uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events
   RateLimitedLog log_;
   proto::Counters counters_;
+  AgentMetrics metrics_{config_.metrics_max_namespaces};
+  std::unique_ptr<metrics::HttpServer> metrics_server_;  // null unless --metrics-listen
   daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
 };
 

@@ -16,6 +16,11 @@ constexpr uint32_t kResponseInbox = 0;  // reserved subscription id: responses t
 
 std::string publisherKeyOf(const proto::EventId& id) { return fromProto(id).publisherKey(); }
 
+std::chrono::system_clock::time_point publishTime(const proto::Event& event) {
+  return std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+      std::chrono::seconds(event.time_sec()) + std::chrono::nanoseconds(event.time_nsec())));
+}
+
 // Whether `id` names `session`'s client (compared field by field: per event).
 bool fromPublisher(const ClientSession& session, const proto::EventId& id) {
   return id.client_instance() == session.client_instance &&
@@ -136,6 +141,7 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
   routed->event = std::move(event);
   routed->arrived = std::chrono::steady_clock::now();
   counters_.set_events_in(counters_.events_in() + 1);
+  metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->inc();
   ++session.events_published;
   history_.add(routed);
   route(routed);
@@ -164,6 +170,8 @@ void Agent::route(const RoutedEventPtr& routed) {
 void Agent::enqueueDelivery(ClientSession& session, const RoutedEventPtr& routed,
                             const std::vector<uint32_t>& subscription_ids) {
   Batch& batch = batches_[&session];
+  batch.metered.emplace_back(&metrics_.events(routed->event.event_space(), routed->event.severity()),
+                             publishTime(routed->event));
   auto* delivery = batch.envelope.mutable_deliver()->add_deliveries();
   delivery->set_event(routed->bytes);
   for (uint32_t id : subscription_ids) delivery->add_subscription_ids(id);
@@ -192,9 +200,15 @@ void Agent::sendBatch(ClientSession& session, Batch& batch) {
       for (uint32_t id : delivery.subscription_ids()) out.addMissedFor(id, 1);
     }
     counters_.set_events_dropped(counters_.events_dropped() + batch.events);
+    for (const auto& [series, published] : batch.metered) series->dropped->inc();
     return;
   }
   out.clearMissedPending();  // the counts travel in this frame
+  const auto now = std::chrono::system_clock::now();
+  for (const auto& [series, published] : batch.metered) {
+    series->delivered->inc();
+    metrics_.observeDelivery(published, now);
+  }
   session.events_delivered += batch.events;
   counters_.set_events_out(counters_.events_out() + batch.events);
 }

@@ -43,6 +43,13 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   app.add_option("--ready-file", c.ready_file,
                  "Write the bound endpoints to this file once clients are accepted");
+  app.add_option("--metrics-listen", c.metrics_listen,
+                 "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9810); "
+                 "empty: off");
+  app.add_option("--metrics-max-namespaces", c.metrics_max_namespaces,
+                 "Namespaces with their own metric labels; later ones are counted as '_other'")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
   app.add_option("--tree-seeds", c.tree_seeds,
                  "Agents (tcp://host:port) to join the tree through, comma-separated; "
                  "none: found a tree")

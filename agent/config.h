@@ -31,6 +31,9 @@ struct AgentConfig {
   uint32_t max_subscriptions_per_client = 1024;
   std::string log_level = "info";
   std::string ready_file;  // written with the bound endpoints once clients are accepted
+  // Prometheus metrics over HTTP, "host:port" (docs/METRICS.md); "" = off.
+  std::string metrics_listen;
+  uint32_t metrics_max_namespaces = 64;  // distinct namespace label values; the rest are "_other"
 
   // The tree of agents (needs the TCP endpoint). Seeds: agents to join through;
   // none means this agent founds a tree that others join.

@@ -82,6 +82,9 @@ void AgentProcess::start() {
       tcp_endpoint_ = line;
       tcp_port_ = std::stoi(line.substr(line.rfind(':') + 1));
     }
+    if (line.rfind("http://", 0) == 0) {
+      metrics_address_ = line.substr(7, line.find('/', 7) - 7);
+    }
   }
 }
 

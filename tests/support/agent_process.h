@@ -39,6 +39,8 @@ class AgentProcess {
   std::string ipcEndpoint() const { return "ipc://" + dir_.path() + "/agent.sock"; }
   // The TCP endpoint actually bound, e.g. "tcp://127.0.0.1:41234".
   const std::string& tcpEndpoint() const { return tcp_endpoint_; }
+  // "127.0.0.1:port" of the metrics endpoint, when started with --metrics-listen.
+  const std::string& metricsAddress() const { return metrics_address_; }
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_.path(); }
 
@@ -54,6 +56,7 @@ class AgentProcess {
   TempDir dir_;
   std::vector<std::string> extra_flags_;
   std::string tcp_endpoint_;
+  std::string metrics_address_;
   int tcp_port_ = 0;
   pid_t pid_ = -1;
 };

@@ -1,0 +1,40 @@
+// The agent's side of its metrics: state the housekeeping turn publishes as
+// gauges, and counters kept elsewhere mirrored into the registry.
+#include "agent/agent.h"
+
+namespace ftb::agent {
+
+void Agent::updateMetrics() {
+  std::size_t subscriptions = 0, queued = 0, max_queued = 0;
+  for (const auto& [id, s] : sessions_) {
+    subscriptions += s->subscriptions.size();
+    queued += s->outbound.queuedEvents();
+    max_queued = std::max<std::size_t>(max_queued, s->outbound.queuedEvents());
+  }
+  metrics_.clients.set(static_cast<double>(sessions_.size()));
+  metrics_.subscriptions.set(static_cast<double>(subscriptions));
+  metrics_.queued_events.set(static_cast<double>(queued));
+  metrics_.max_queued_events.set(static_cast<double>(max_queued));
+  metrics_.history_events.set(static_cast<double>(history_.size()));
+  AgentMetrics::sync(metrics_.clients_connected, counters_.clients_connected_total());
+  AgentMetrics::sync(metrics_.clients_expired, counters_.clients_expired());
+  AgentMetrics::sync(metrics_.bad_frames, counters_.bad_frames());
+  AgentMetrics::sync(metrics_.events_rejected, counters_.events_rejected());
+  if (!tree_) return;
+  metrics_.tree_state_attached.set(tree_->state() == tree::TreeNode::State::kAttached ? 1 : 0);
+  metrics_.tree_state_root.set(tree_->state() == tree::TreeNode::State::kRoot ? 1 : 0);
+  // The same clock as agent_tree.cc's treeNow().
+  const auto now = std::chrono::duration_cast<tree::Nanos>(
+      std::chrono::steady_clock::now().time_since_epoch());
+  metrics_.tree_links.set(static_cast<double>(tree_->links(now).size()));
+  metrics_.tree_backlog.set(tree_transport_->backlogged() ? 1 : 0);
+  const auto stats = tree_->stats();
+  AgentMetrics::sync(metrics_.tree_repairs, stats.repairs);
+  AgentMetrics::sync(metrics_.tree_events_forwarded, stats.events_forwarded);
+  AgentMetrics::sync(metrics_.tree_events_replayed, stats.events_replayed);
+  AgentMetrics::sync(metrics_.tree_duplicates, stats.duplicates_suppressed);
+  AgentMetrics::sync(metrics_.tree_events_lost, stats.events_lost);
+  AgentMetrics::sync(metrics_.tree_frames_dropped, tree_transport_->framesDropped());
+}
+
+}  // namespace ftb::agent
