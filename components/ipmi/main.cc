@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
     // A node without a BMC is a normal answer, not an error (STYLE.md).
     spdlog::info("no BMC on this node ({} not found) and no --bmc given: nothing to watch",
                  config.inband_device);
+    // Started fine and has nothing to do: a Type=notify unit ends "inactive", not "failed".
+    ftb::daemon::ServiceNotifier().ready("no BMC on this node: nothing to watch");
     return 0;
   }
 
