@@ -1,0 +1,124 @@
+#include "components/mpi_bridge/bridge.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ftb::mpi_bridge {
+namespace {
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+const std::vector<EventDeclaration> kDeclarations = {
+    {"FTB_CHECKPOINT_DONE", Severity::kInfo}, {"FTB_CHECKPOINT_FAILED", Severity::kError},
+    {"FTB_MIGRATE_PIC", Severity::kInfo},     {"FTB_RESTART_DONE", Severity::kInfo},
+    {"FTB_RESTART_FAILED", Severity::kFatal}, {"FTB_MPI_PROCS_DEAD", Severity::kFatal},
+};
+
+}  // namespace
+
+std::string payloadOf(std::string_view text, const Tags& tags) {
+  std::string out(text);
+  for (const auto& [k, v] : tags) out += " " + k + "=" + v;
+  return out;
+}
+
+Result<Request> parseRequest(const Event& event) {
+  Request r;
+  r.event = event;
+  auto tag = [&](const char* key) -> std::string {
+    auto it = event.tags.find(key);
+    return it == event.tags.end() ? std::string() : it->second;
+  };
+  r.corr = tag("corr");
+  if (event.event_name == "FTB_CHECKPOINT") {
+    r.kind = RequestKind::kCheckpoint;
+  } else if (event.event_name == "FTB_MIGRATE") {
+    r.kind = RequestKind::kMigrate;
+    r.source = tag("source");
+    if (r.source.empty()) return invalidArgument("FTB_MIGRATE without tag source=<host>");
+  } else if (event.event_name == "FTB_STOP") {
+    r.kind = RequestKind::kStop;
+  } else {
+    return notFound(event.event_name + " is not a request to the checkpoint runtime");
+  }
+  std::string level = tag("level");
+  if (!level.empty() && level != "auto") {
+    auto l = parseLevel(level);
+    if (!l) return invalidArgument(event.event_name + ": tag " + l.status().message());
+    r.level = *l;
+  }
+  return r;
+}
+
+Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), node_(std::move(node)) {
+  if (!config.agent) {
+    error_ = "disabled by FTBCKPT_AGENT=0";
+    return;
+  }
+  ClientOptions options{.event_space = std::string(kRuntimeSpace),
+                        .client_name = "ftbckpt-r" + std::to_string(rank),
+                        .job_id = config.job_id,
+                        .connect_timeout = std::chrono::milliseconds(config.agent_timeout_ms)};
+  auto client = Client::connect(options);
+  if (!client) {
+    error_ = client.status().toString();
+    return;
+  }
+  if (auto s = (*client)->declare(kDeclarations); !s.ok()) {
+    error_ = s.toString();
+    return;
+  }
+  auto sub = (*client)->subscribe({.filter = "event_space=FTB.JL." + upper(config.job_id),
+                                   .callback = [this](const Notification& n) { onNotification(n); }});
+  if (!sub) {
+    error_ = sub.status().toString();
+    return;
+  }
+  client_ = std::move(*client);
+}
+
+Bridge::~Bridge() {
+  if (client_) (void)client_->disconnect();
+}
+
+void Bridge::onNotification(const Notification& n) {
+  if (n.kind == Notification::Kind::kMissed) {
+    std::fprintf(stderr, "ftbckpt: rank %d missed %llu launcher events (agent queue overflow)\n", rank_,
+                 static_cast<unsigned long long>(n.missed));
+    return;
+  }
+  auto request = parseRequest(n.event);
+  if (!request) {
+    if (request.status().code() == Code::kNotFound) return;  // the launcher's own story, not for us
+    std::fprintf(stderr, "ftbckpt: rank %d: bad request: %s\n", rank_, request.status().message().c_str());
+    Tags tags = {{"corr", n.event.tags.count("corr") ? n.event.tags.at("corr") : ""},
+                 {"rank", std::to_string(rank_)},
+                 {"reason", request.status().message()}};
+    if (client_) (void)client_->respond(n.event, "FTB_CHECKPOINT_FAILED", payloadOf("bad request", tags), tags);
+    return;
+  }
+  std::lock_guard lock(mu_);
+  queue_.push_back(std::move(*request));
+}
+
+std::vector<Request> Bridge::take() {
+  std::lock_guard lock(mu_);
+  std::vector<Request> out(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+  queue_.clear();
+  return out;
+}
+
+void Bridge::respond(const Request& request, std::string_view event_name, const Tags& tags, std::string_view text) {
+  if (!client_) return;
+  if (!client_->respond(request.event, event_name, payloadOf(text, tags), tags)) ++failures_;
+}
+
+void Bridge::publish(std::string_view event_name, const Tags& tags, std::string_view text) {
+  if (!client_) return;
+  if (!client_->publish(event_name, payloadOf(text, tags), tags)) ++failures_;
+}
+
+}  // namespace ftb::mpi_bridge

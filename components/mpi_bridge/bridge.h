@@ -1,0 +1,72 @@
+// The runtime's link to the ftb backplane (docs/RECOVERY_EVENTS.md): a client
+// in FTB.MPI.FTBCKPT per rank, subscribed to the launcher's requests in
+// FTB.JL.<job>. Requests arrive on the SDK thread and are queued; the MPI
+// thread takes them at its next loop call, acts collectively, and answers each
+// with respond().
+//
+// Without an agent the bridge is simply not connected: the application runs
+// and checkpoints, and every call here does nothing.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/client.h"
+#include "components/mpi_bridge/config.h"
+
+namespace ftb::mpi_bridge {
+
+inline constexpr std::string_view kRuntimeSpace = "FTB.MPI.FTBCKPT";
+
+enum class RequestKind { kCheckpoint, kMigrate, kStop };
+
+struct Request {
+  RequestKind kind = RequestKind::kCheckpoint;
+  std::string corr;
+  std::optional<Level> level;  // kCheckpoint: none = configured ("auto"); kStop: none = no checkpoint
+  std::string source;          // kMigrate
+  Event event;                 // what respond() answers
+};
+
+class Bridge {
+ public:
+  // Never fails: without an agent, connected() is false and error() says why.
+  Bridge(const Config& config, int rank, std::string node);
+  ~Bridge();
+
+  bool connected() const { return client_ != nullptr; }
+  const std::string& error() const { return error_; }
+
+  // Requests received since the last call, in arrival order (MPI thread).
+  std::vector<Request> take();
+
+  // Text "<text> key=value ..." built from the tags; errors are counted, not thrown.
+  void respond(const Request& request, std::string_view event_name, const Tags& tags, std::string_view text);
+  void publish(std::string_view event_name, const Tags& tags, std::string_view text);
+  uint64_t failures() const { return failures_; }
+
+ private:
+  void onNotification(const Notification& n);
+
+  std::unique_ptr<Client> client_;
+  std::string error_;
+  std::mutex mu_;
+  std::deque<Request> queue_;
+  uint64_t failures_ = 0;
+  int rank_;
+  std::string node_;
+};
+
+// "text k1=v1 k2=v2" (the payload convention of RECOVERY_EVENTS.md).
+std::string payloadOf(std::string_view text, const Tags& tags);
+
+// Parses a launcher request; kInvalidArgument names the bad tag, kNotFound for
+// events that are not requests to us (FTB_JOB_STATE, FTB_DECISION, ...).
+Result<Request> parseRequest(const Event& event);
+
+}  // namespace ftb::mpi_bridge

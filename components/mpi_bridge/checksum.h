@@ -1,0 +1,16 @@
+// CRC32C (ISA-L's crc32_iscsi) over buffers of any size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ftb::mpi_bridge {
+
+// Continues `crc` (start with 0) over `bytes` bytes.
+uint32_t crc32c(const void* data, std::size_t bytes, uint32_t crc = 0);
+
+// memcpy that returns the CRC32C of what it copied, checksumming each block
+// while it is still in cache.
+uint32_t copyWithCrc(void* dst, const void* src, std::size_t bytes, uint32_t crc = 0);
+
+}  // namespace ftb::mpi_bridge

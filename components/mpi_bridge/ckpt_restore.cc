@@ -1,0 +1,290 @@
+#include "components/mpi_bridge/ckpt_restore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "components/mpi_bridge/checksum.h"
+#include "components/mpi_bridge/placement.h"
+
+namespace ftb::mpi_bridge {
+namespace {
+
+constexpr int kTagRebuild = 11;
+
+// Fixed part of what a survivor sends a member it rebuilds:
+// seg, k, m, blob bytes and crc of the lost member, parity count, then codewords.
+constexpr int kSummaryWords = 6;
+
+std::vector<int64_t> gatherIds(const std::vector<int64_t>& mine, MPI_Comm comm, int size) {
+  std::vector<int64_t> all(mine.size() * size);
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(), static_cast<int>(mine.size()),
+                MPI_INT64_T, comm);
+  return all;
+}
+
+}  // namespace
+
+void CheckpointRestorer::scan() {
+  for (int s = 0; s < 2; ++s) {
+    auto file = ShmSegment::open(job_.shmName(s));
+    if (!file) {
+      if (file.status().code() != Code::kNotFound) problems_.push_back(file.status().message());
+      continue;
+    }
+    any_file_ = true;
+    auto meta = verifyFile(file->data(), file->size());
+    if (!meta) {
+      problems_.push_back(job_.shmName(s) + ": " + meta.status().message());
+      continue;
+    }
+    if (meta->rank != job_.rank || static_cast<int>(meta->group_of.size()) != job_.size) {
+      problems_.push_back(job_.shmName(s) + ": written by rank " + std::to_string(meta->rank) + " of " +
+                          std::to_string(meta->group_of.size()) + ", not this job's layout");
+      continue;
+    }
+    found_.push_back({std::move(*file), std::move(*meta)});
+  }
+}
+
+bool CheckpointRestorer::groupRestorable(const RestorePlan& plan, const std::vector<int>& members) const {
+  const int g = static_cast<int>(members.size());
+  std::vector<int> lost;
+  for (int p = 0; p < g; ++p) {
+    if (!plan.present[members[p]]) lost.push_back(p);
+  }
+  if (lost.empty()) return true;
+  if (plan.level == Level::kL2 && g >= 2) {
+    return std::all_of(lost.begin(), lost.end(), [&](int p) { return plan.present[members[(p + 1) % g]]; });
+  }
+  GroupCode code = groupCode(plan.level, g, plan.rs_m);
+  return code.m >= static_cast<int>(lost.size());
+}
+
+RestorePlan CheckpointRestorer::plan() {
+  scan();
+  RestorePlan plan;
+  std::vector<int64_t> mine = {-1, -1};
+  for (std::size_t i = 0; i < found_.size(); ++i) mine[i] = found_[i].meta.ckpt_id;
+  auto all = gatherIds(mine, job_.comm, job_.size);
+  std::vector<int64_t> flushed = {-1, -1};
+  if (flusher_) {
+    auto ids = flusher_->list();
+    for (std::size_t i = 0; i < ids.size() && i < 2; ++i) flushed[i] = ids[i];
+  }
+  int any = (any_file_ || flushed[0] >= 0) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, job_.comm);
+  plan.any_data = any != 0;
+  if (!plan.any_data) return plan;
+
+  std::set<int64_t, std::greater<>> candidates(all.begin(), all.end());
+  candidates.erase(-1);
+  for (int64_t c : candidates) {
+    plan.present.assign(job_.size, 0);
+    int root = -1;
+    for (int r = 0; r < job_.size; ++r) {
+      plan.present[r] = all[2 * r] == c || all[2 * r + 1] == c;
+      if (plan.present[r] && root < 0) root = r;
+    }
+    // The layout of checkpoint c, from the lowest rank that holds it.
+    std::vector<int64_t> head(4 + job_.size);
+    if (job_.rank == root) {
+      const auto& meta = (found_[0].meta.ckpt_id == c ? found_[0] : found_[1]).meta;
+      head[0] = meta.iteration;
+      head[1] = static_cast<int64_t>(meta.level);
+      head[2] = meta.rs_m;
+      for (int r = 0; r < job_.size; ++r) head[4 + r] = meta.group_of[r];
+    }
+    MPI_Bcast(head.data(), static_cast<int>(head.size()), MPI_INT64_T, root, job_.comm);
+    plan.ckpt_id = c;
+    plan.iteration = head[0];
+    plan.level = static_cast<Level>(head[1]);
+    plan.rs_m = static_cast<int>(head[2]);
+    plan.group_of.assign(head.begin() + 4, head.end());
+    Groups groups = groupsFromTable(std::vector<int>(plan.group_of.begin(), plan.group_of.end()));
+    bool ok = std::all_of(groups.members.begin(), groups.members.end(),
+                          [&](const std::vector<int>& m) { return groupRestorable(plan, m); });
+    if (ok) {
+      plan.available = true;
+      return plan;
+    }
+  }
+  // Fall back to the newest checkpoint every rank flushed.
+  auto all_flushed = gatherIds(flushed, job_.comm, job_.size);
+  std::set<int64_t, std::greater<>> flush_candidates(all_flushed.begin(), all_flushed.end());
+  flush_candidates.erase(-1);
+  for (int64_t c : flush_candidates) {
+    bool everywhere = true;
+    for (int r = 0; r < job_.size && everywhere; ++r) everywhere = all_flushed[2 * r] == c || all_flushed[2 * r + 1] == c;
+    if (everywhere) {
+      plan.available = true;
+      plan.from_flush = true;
+      plan.ckpt_id = c;
+      plan.level = Level::kL5;
+      return plan;
+    }
+  }
+  plan.available = false;
+  return plan;
+}
+
+Result<RestoreResult> CheckpointRestorer::restore(const RestorePlan& plan, const std::vector<Protected>& buffers) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto local = plan.from_flush ? restoreFromFlush(plan, buffers) : restoreFromMemory(plan, buffers);
+  bool ok = allAgree(local.ok(), job_.comm);
+  for (const auto& f : found_) {
+    if (ok && f.meta.ckpt_id > plan.ckpt_id) ShmSegment::remove(f.file.name());
+  }
+  found_.clear();  // unmap
+  if (!ok) {
+    if (!local) return local.status();
+    return internalError("the restore of checkpoint " + std::to_string(plan.ckpt_id) + " failed on another rank");
+  }
+  local->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return local;
+}
+
+Result<RestoreResult> CheckpointRestorer::restoreFromFlush(const RestorePlan& plan,
+                                                           const std::vector<Protected>& buffers) {
+  RestoreResult result;
+  result.ckpt_id = plan.ckpt_id;
+  result.source = Level::kL5;
+  result.rebuilt = "flush";
+  auto blob = flusher_->read(plan.ckpt_id);
+  if (!blob) return blob.status();
+  result.iteration = blob->iteration;
+  if (auto s = readBlob(blob->blob.data(), blob->blob.size(), buffers); !s.ok()) return s;
+  return result;
+}
+
+Result<RestoreResult> CheckpointRestorer::restoreFromMemory(const RestorePlan& plan,
+                                                            const std::vector<Protected>& buffers) {
+  RestoreResult result;
+  result.ckpt_id = plan.ckpt_id;
+  result.iteration = plan.iteration;
+  Groups groups = groupsFromTable(std::vector<int>(plan.group_of.begin(), plan.group_of.end()));
+  const auto& members = groups.members[groups.group_of[job_.rank]];
+  const int g = static_cast<int>(members.size());
+  const int pos = groups.position[job_.rank];
+  MPI_Comm comm;
+  MPI_Comm_split(job_.comm, groups.group_of[job_.rank], pos, &comm);
+  struct FreeComm {
+    MPI_Comm* c;
+    ~FreeComm() { MPI_Comm_free(c); }
+  } free_comm{&comm};
+
+  const Found* mine = nullptr;
+  for (const auto& f : found_) {
+    if (f.meta.ckpt_id == plan.ckpt_id) mine = &f;
+  }
+  std::vector<int> lost;
+  for (int p = 0; p < g; ++p) {
+    if (!plan.present[members[p]]) lost.push_back(p);
+  }
+  std::vector<uint8_t> rebuilt;  // my blob, if I am lost
+  uint32_t expected_crc = 0;
+  Status status;
+
+  if (plan.level == Level::kL2) {
+    for (int j : lost) {
+      const int succ = (j + 1) % g;
+      if (pos == succ) {
+        const Section* copy = nullptr;
+        for (const auto& s : mine->meta.sections) {
+          if (s.kind == SectionKind::kPartner && s.index == j) copy = &s;
+        }
+        uint64_t head[2] = {copy ? copy->length : 0, copy ? copy->crc : 0};
+        MPI_Send(head, 2, MPI_UINT64_T, j, kTagRebuild, comm);
+        if (copy) sendBytes(mine->file.data() + copy->offset, copy->length, j, kTagRebuild, comm);
+      } else if (pos == j) {
+        uint64_t head[2];
+        MPI_Recv(head, 2, MPI_UINT64_T, succ, kTagRebuild, comm, MPI_STATUS_IGNORE);
+        rebuilt.resize(head[0]);
+        expected_crc = static_cast<uint32_t>(head[1]);
+        if (head[0] > 0) recvBytes(rebuilt.data(), head[0], succ, kTagRebuild, comm);
+        result.source = Level::kL2;
+        result.rebuilt = "partner";
+      }
+    }
+  } else if (plan.level == Level::kL3 || plan.level == Level::kL4) {
+    const GroupCode code = groupCode(plan.level, g, plan.rs_m);
+    for (int j : lost) {
+      if (mine) {  // a survivor: summary, own symbols, parity symbols
+        const auto& meta = mine->meta;
+        std::vector<uint64_t> head(kSummaryWords + code.m);
+        head[0] = meta.seg_bytes;
+        head[1] = meta.k;
+        head[2] = meta.m;
+        head[3] = meta.blob_bytes[j];
+        head[4] = meta.blob_crc[j];
+        head[5] = meta.sections.size() - 1;
+        for (std::size_t i = 1; i < meta.sections.size(); ++i) head[kSummaryWords + i - 1] = meta.sections[i].index;
+        MPI_Send(head.data(), static_cast<int>(head.size()), MPI_UINT64_T, j, kTagRebuild, comm);
+        sendBytes(mine->file.data() + meta.sections[0].offset, meta.seg_bytes * meta.k, j, kTagRebuild, comm);
+        for (std::size_t i = 1; i < meta.sections.size(); ++i) {
+          sendBytes(mine->file.data() + meta.sections[i].offset, meta.seg_bytes, j, kTagRebuild, comm);
+        }
+      } else if (pos == j) {  // receive every survivor's symbols, then decode my k segments
+        uint64_t seg = 0;
+        std::vector<std::vector<uint8_t>> own(g);
+        std::vector<std::map<int, std::vector<uint8_t>>> parity(g);  // member -> codeword -> symbol
+        for (int p = 0; p < g; ++p) {
+          if (!plan.present[members[p]]) continue;
+          std::vector<uint64_t> head(kSummaryWords + code.m);
+          MPI_Recv(head.data(), static_cast<int>(head.size()), MPI_UINT64_T, p, kTagRebuild, comm, MPI_STATUS_IGNORE);
+          seg = head[0];
+          if (static_cast<int>(head[1]) != code.k || static_cast<int>(head[2]) != code.m) {
+            status = internalError("group member " + std::to_string(members[p]) + " used a different code");
+          }
+          rebuilt.resize(head[3]);
+          expected_crc = static_cast<uint32_t>(head[4]);
+          own[p].resize(seg * code.k);
+          recvBytes(own[p].data(), own[p].size(), p, kTagRebuild, comm);
+          for (uint64_t i = 0; i < head[5]; ++i) {
+            auto& sym = parity[p][static_cast<int>(head[kSummaryWords + i])];
+            sym.resize(seg);
+            recvBytes(sym.data(), seg, p, kTagRebuild, comm);
+          }
+        }
+        ErasureCodec& codec = plan.level == Level::kL3 ? static_cast<ErasureCodec&>(xor_) : rs_;
+        std::vector<uint8_t> mine_padded(seg * code.k);
+        for (int t = 0; t < code.k && status.ok(); ++t) {
+          const int c = (j - t + g) % g;  // the codeword my segment t belongs to
+          std::vector<const uint8_t*> symbols(g, nullptr);
+          for (int u = 0; u < g; ++u) {
+            const int holder = (c + u) % g;
+            if (u < code.k) {
+              if (!own[holder].empty()) symbols[u] = own[holder].data() + u * seg;
+            } else {
+              auto it = parity[holder].find(c);
+              if (it != parity[holder].end()) symbols[u] = it->second.data();
+            }
+          }
+          status = codec.rebuild(code.k, code.m, seg, symbols.data(), t, mine_padded.data() + t * seg);
+        }
+        if (status.ok()) std::copy_n(mine_padded.begin(), rebuilt.size(), rebuilt.begin());
+        result.source = plan.level;
+        result.rebuilt = plan.level == Level::kL3 ? "xor" : "rs";
+      }
+    }
+  }
+  if (!status.ok()) return status;
+
+  if (mine) {
+    const Section& own = mine->meta.sections[0];
+    if (auto s = readBlob(mine->file.data() + own.offset, own.length, buffers); !s.ok()) return s;
+    return result;
+  }
+  if (rebuilt.empty()) return internalError("no data for rank " + std::to_string(job_.rank) + " in its group");
+  const uint32_t crc = crc32c(rebuilt.data(), rebuilt.size());
+  if (crc != expected_crc) {
+    return internalError("rank " + std::to_string(job_.rank) + ": the blob rebuilt from " + result.rebuilt +
+                         " fails its checksum (expected " + std::to_string(expected_crc) + ", got " +
+                         std::to_string(crc) + ")");
+  }
+  if (auto s = readBlob(rebuilt.data(), rebuilt.size(), buffers); !s.ok()) return s;
+  return result;
+}
+
+}  // namespace ftb::mpi_bridge

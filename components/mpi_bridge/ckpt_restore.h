@@ -1,0 +1,80 @@
+// Finds the newest checkpoint the job can restore and restores it. Collective
+// over the job's communicator; MPI thread only.
+//
+// Each rank opens only its own slot files on the node it runs on now (a rank
+// relaunched elsewhere, or on a node whose memory was wiped, finds nothing) and
+// verifies every checksum. A checkpoint is restorable if, in every group of the
+// layout it was written with, the missing members can be rebuilt: L2 from the
+// successor's partner copy, L3/L4 if no more than m are missing. Otherwise the
+// newest checkpoint flushed by every rank (L5) is used.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "components/mpi_bridge/blob.h"
+#include "components/mpi_bridge/ckpt_format.h"
+#include "components/mpi_bridge/codec.h"
+#include "components/mpi_bridge/flusher.h"
+#include "components/mpi_bridge/job.h"
+#include "components/mpi_bridge/shm_segment.h"
+
+namespace ftb::mpi_bridge {
+
+struct RestorePlan {
+  bool any_data = false;   // some rank found data of this job (valid or not)
+  bool available = false;  // a checkpoint can be restored
+  bool from_flush = false;
+  int64_t ckpt_id = -1;
+  int64_t iteration = 0;
+  Level level = Level::kL1;
+  int rs_m = 0;
+  std::vector<int32_t> group_of;
+  std::vector<char> present;  // world rank -> its own file of ckpt_id verified
+};
+
+// What this rank's restore did (for FTB_RESTART_DONE).
+struct RestoreResult {
+  int64_t ckpt_id = 0;
+  int64_t iteration = 0;
+  Level source = Level::kL1;  // where this rank's data came from
+  std::string rebuilt = "none";  // none, partner, xor, rs, flush
+  double seconds = 0;
+};
+
+class CheckpointRestorer {
+ public:
+  // `flusher` may be null (no L5 configured).
+  CheckpointRestorer(const Job& job, const Flusher* flusher) : job_(job), flusher_(flusher) {}
+
+  // Scans this rank's files and agrees on a plan with every rank.
+  RestorePlan plan();
+  // Restores `plan` into `buffers`; fails everywhere if it fails anywhere. Then
+  // removes this rank's files of later checkpoints, which no longer belong to
+  // the job's history.
+  Result<RestoreResult> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  // Problems the scan found in this rank's files (e.g. a failed checksum).
+  const std::vector<std::string>& scanProblems() const { return problems_; }
+
+ private:
+  void scan();
+  bool groupRestorable(const RestorePlan& plan, const std::vector<int>& members) const;
+  Result<RestoreResult> restoreFromMemory(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  Result<RestoreResult> restoreFromFlush(const RestorePlan& plan, const std::vector<Protected>& buffers);
+
+  const Job& job_;
+  const Flusher* flusher_;
+  struct Found {
+    ShmSegment file;
+    CkptMeta meta;
+  };
+  std::vector<Found> found_;
+  bool any_file_ = false;
+  std::vector<std::string> problems_;
+  XorCodec xor_;
+  RsCodec rs_;
+};
+
+}  // namespace ftb::mpi_bridge

@@ -1,0 +1,237 @@
+#include "components/mpi_bridge/ckpt_writer.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "components/mpi_bridge/checksum.h"
+
+namespace ftb::mpi_bridge {
+namespace {
+
+constexpr std::size_t kChunk = 1 << 20;  // encoding pipeline stage
+
+Status mpiStatus(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return {};
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return internalError(std::string(what) + ": " + std::string(text, len));
+}
+
+}  // namespace
+
+const ShmSegment* CheckpointWriter::slot(int64_t ckpt_id) const {
+  const auto& s = slots_[ckpt_id % 2];
+  return s ? &*s : nullptr;
+}
+
+void CheckpointWriter::removeAll() {
+  for (int s = 0; s < 2; ++s) {
+    slots_[s].reset();
+    ShmSegment::remove(job_.shmName(s));
+  }
+}
+
+Result<WriteReport> CheckpointWriter::write(int64_t ckpt_id, int64_t iteration, Level level,
+                                            const std::vector<Protected>& buffers) {
+  auto local = writeLocal(ckpt_id, iteration, level, buffers);
+  if (!allAgree(local.ok(), job_.comm)) {
+    if (!local) return local.status();
+    return internalError("checkpoint " + std::to_string(ckpt_id) + " failed on another rank");
+  }
+  return local;
+}
+
+Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iteration, Level level,
+                                                 const std::vector<Protected>& buffers) {
+  const auto& members = job_.groups.members[job_.groups.group_of[job_.rank]];
+  const int g = static_cast<int>(members.size());
+  const int pos = job_.groups.position[job_.rank];
+  const bool partner = level == Level::kL2 && g >= 2;
+  const GroupCode code = groupCode(level, g, job_.config.rs_m);
+
+  CkptMeta meta;
+  meta.ckpt_id = ckpt_id;
+  meta.iteration = iteration;
+  meta.level = level;
+  meta.rank = job_.rank;
+  meta.rs_m = job_.config.rs_m;
+  meta.group_of = job_.groups.group_of;
+  meta.k = code.k;
+  meta.m = code.m;
+
+  // Blob sizes of the group decide the symbol size.
+  uint64_t my_bytes = blobBytes(buffers);
+  meta.blob_bytes.resize(g);
+  MPI_Allgather(&my_bytes, 1, MPI_UINT64_T, meta.blob_bytes.data(), 1, MPI_UINT64_T, job_.group_comm);
+  uint64_t max_bytes = 0;
+  for (auto b : meta.blob_bytes) max_bytes = std::max(max_bytes, b);
+  std::size_t own_area = my_bytes;
+  if (code.k > 0) {
+    meta.seg_bytes = alignUp((max_bytes + code.k - 1) / code.k, kSectionAlign);
+    own_area = meta.seg_bytes * code.k;
+  }
+
+  // Section layout.
+  std::size_t section_count = 1 + (partner ? 1 : 0) + code.m;
+  std::size_t meta_size = metaBytes(job_.size, g, section_count);
+  std::size_t off = alignUp(sizeof(FileHeader) + meta_size, kMetaAlign);
+  meta.sections.push_back({SectionKind::kOwn, pos, off, my_bytes, 0});
+  off = alignUp(off + own_area, kSectionAlign);
+  const int pred = (pos + g - 1) % g;
+  if (partner) {
+    meta.sections.push_back({SectionKind::kPartner, pred, off, meta.blob_bytes[pred], 0});
+    off = alignUp(off + meta.blob_bytes[pred], kSectionAlign);
+  }
+  for (int t = code.k; t < g; ++t) {  // I hold parity symbol t of codeword pos - t
+    int c = (pos - t + g) % g;
+    meta.sections.push_back({SectionKind::kParity, c, off, meta.seg_bytes, 0});
+    off = alignUp(off + meta.seg_bytes, kSectionAlign);
+  }
+  const std::size_t total = off;
+
+  // The slot this id uses; resized only when the layout grew or shrank.
+  auto& slot = slots_[ckpt_id % 2];
+  Status local;
+  if (!slot || slot->size() != total) {
+    slot.reset();
+    auto created = ShmSegment::create(job_.shmName(static_cast<int>(ckpt_id % 2)), total);
+    if (created) {
+      slot.emplace(std::move(*created));
+    } else {
+      local = created.status();
+    }
+  }
+  // Every rank must have its file before the group exchanges data.
+  if (!allAgree(local.ok(), job_.comm)) {
+    if (!local.ok()) return local;
+    return internalError("another rank could not create its shared memory");
+  }
+  uint8_t* file = slot->data();
+  FileHeader header;
+  header.state = kStateWriting;
+  std::memcpy(file, &header, sizeof header);
+  std::atomic_thread_fence(std::memory_order_release);
+
+  // L1: the blob, zero-padded to the symbol area.
+  Section& own = meta.sections[0];
+  own.crc = writeBlob(buffers, file + own.offset);
+  std::memset(file + own.offset + my_bytes, 0, own_area - my_bytes);
+  meta.blob_crc.resize(g);
+  MPI_Allgather(&own.crc, 1, MPI_UINT32_T, meta.blob_crc.data(), 1, MPI_UINT32_T, job_.group_comm);
+
+  Status status;
+  if (partner) {  // L2: my blob goes to my successor, my predecessor's comes to me
+    Section& copy = meta.sections[1];
+    const int succ = (pos + 1) % g;
+    MPI_Request req;
+    int rc = MPI_SUCCESS;
+    // 1 GiB pieces are plenty for checkpoints here; larger blobs go through sendBytes.
+    if (my_bytes < (1u << 30) && copy.length < (1u << 30)) {
+      MPI_Irecv(file + copy.offset, static_cast<int>(copy.length), MPI_BYTE, pred, 7, job_.group_comm, &req);
+      rc = MPI_Send(file + own.offset, static_cast<int>(my_bytes), MPI_BYTE, succ, 7, job_.group_comm);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (pos % 2 == 0) {
+      rc = sendBytes(file + own.offset, my_bytes, succ, 7, job_.group_comm);
+      if (!rc) rc = recvBytes(file + copy.offset, copy.length, pred, 7, job_.group_comm);
+    } else {
+      rc = recvBytes(file + copy.offset, copy.length, pred, 7, job_.group_comm);
+      if (!rc) rc = sendBytes(file + own.offset, my_bytes, succ, 7, job_.group_comm);
+    }
+    status = mpiStatus(rc, "partner copy");
+    copy.crc = crc32c(file + copy.offset, copy.length);
+    if (status.ok() && copy.crc != meta.blob_crc[pred]) {
+      status = internalError("the partner copy from rank " + std::to_string(members[pred]) + " fails its checksum");
+    }
+  }
+  if (code.m > 0 && status.ok()) status = encodeParity(meta, file, pos, g);
+  if (!status.ok()) return status;
+
+  // Meta last, then the complete mark.
+  auto meta_bytes = encodeMeta(meta);
+  std::memcpy(file + sizeof header, meta_bytes.data(), meta_bytes.size());
+  header.meta_bytes = meta_bytes.size();
+  header.meta_crc = crc32c(meta_bytes.data(), meta_bytes.size());
+  header.total_bytes = total;
+  std::memcpy(file, &header, sizeof header);
+  std::atomic_thread_fence(std::memory_order_release);
+  reinterpret_cast<FileHeader*>(file)->state = kStateComplete;
+
+  WriteReport report;
+  report.bytes = my_bytes;
+  report.stored = my_bytes;
+  report.blob = file + own.offset;
+  report.blob_crc = own.crc;
+  for (std::size_t i = 1; i < meta.sections.size(); ++i) report.stored += meta.sections[i].length;
+  return report;
+}
+
+// Codeword c holds data symbol t (t < k) = segment t of member (c + t) % g and
+// parity symbol t (t >= k) on member (c + t) % g: every member stores k data
+// segments and m parity symbols, and the g symbols of a codeword sit on g
+// distinct members (distinct nodes). Chunks are pipelined: the transfers of
+// chunk i+1 run while chunk i is encoded.
+Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g) {
+  const int k = meta.k, m = meta.m;
+  const std::size_t seg = meta.seg_bytes;
+  const uint8_t* own = file + meta.sections[0].offset;
+  ErasureCodec& codec = meta.level == Level::kL3 ? static_cast<ErasureCodec&>(xor_) : rs_;
+  // Parity codewords in section order (sections[1..m]).
+  std::vector<int> mine;
+  for (std::size_t i = 1; i < meta.sections.size(); ++i) mine.push_back(meta.sections[i].index);
+  const std::size_t chunks = (seg + kChunk - 1) / kChunk;
+  std::vector<uint8_t> recv[2];
+  std::vector<MPI_Request> reqs[2];
+
+  auto post = [&](std::size_t ci) {
+    auto& buf = recv[ci % 2];
+    auto& rq = reqs[ci % 2];
+    const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
+    buf.resize(static_cast<std::size_t>(m) * k * kChunk);
+    rq.clear();
+    for (int p = 0; p < m; ++p) {  // receive the k data chunks of each codeword I hold parity of
+      int c = mine[p];
+      for (int t = 0; t < k; ++t) {
+        int from = (c + t) % g;
+        uint8_t* dst = buf.data() + (static_cast<std::size_t>(p) * k + t) * kChunk;
+        rq.emplace_back();
+        MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, from, c * 2 + static_cast<int>(ci % 2), job_.group_comm,
+                  &rq.back());
+      }
+    }
+    for (int t = 0; t < k; ++t) {  // send my segment t to the parity holders of codeword pos - t
+      int c = (pos - t + g) % g;
+      for (int u = k; u < g; ++u) {
+        int to = (c + u) % g;
+        rq.emplace_back();
+        MPI_Isend(own + t * seg + off, static_cast<int>(len), MPI_BYTE, to, c * 2 + static_cast<int>(ci % 2),
+                  job_.group_comm, &rq.back());
+      }
+    }
+  };
+
+  post(0);
+  for (std::size_t ci = 0; ci < chunks; ++ci) {
+    if (ci + 1 < chunks) {
+      // Chunk ci+1 reuses the buffers of ci-1, whose requests completed last round.
+      post(ci + 1);
+    }
+    auto& rq = reqs[ci % 2];
+    int rc = MPI_Waitall(static_cast<int>(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return mpiStatus(rc, "parity exchange");
+    const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
+    for (int p = 0; p < m; ++p) {
+      std::vector<const uint8_t*> data(k);
+      for (int t = 0; t < k; ++t) data[t] = recv[ci % 2].data() + (static_cast<std::size_t>(p) * k + t) * kChunk;
+      const int index = (pos - mine[p] + g) % g - k;  // which parity symbol of codeword mine[p] I hold
+      codec.encode(k, m, index, len, data.data(), file + meta.sections[1 + p].offset + off);
+    }
+  }
+  for (std::size_t i = 1; i < meta.sections.size(); ++i) {
+    auto& s = meta.sections[i];
+    s.crc = crc32c(file + s.offset, s.length);
+  }
+  return {};
+}
+
+}  // namespace ftb::mpi_bridge

@@ -1,0 +1,71 @@
+#include "components/mpi_bridge/job.h"
+
+#include <algorithm>
+
+namespace ftb::mpi_bridge {
+namespace {
+constexpr std::size_t kPiece = std::size_t{1} << 30;
+}
+
+std::string Job::shmName(int slot) const {
+  return "/ftbckpt-" + config.job_id + "-" + node + "-r" + std::to_string(rank) + "-s" + std::to_string(slot);
+}
+
+Result<Job> makeJob(MPI_Comm comm, Config config) {
+  Job job;
+  job.comm = comm;
+  MPI_Comm_rank(comm, &job.rank);
+  MPI_Comm_size(comm, &job.size);
+  job.config = std::move(config);
+  auto node = nodeOfRank(job.config, job.rank);
+  // Every rank must learn whether any rank failed, or the others would block below.
+  if (!allAgree(node.ok(), comm)) {
+    if (!node) return node.status();
+    return invalidArgument("another rank has a bad node name (see its error)");
+  }
+  job.node = *node;
+  // Gather every rank's node name (fixed-width records keep it to one collective).
+  constexpr int kWidth = 256;
+  std::vector<char> mine(kWidth, 0), all(static_cast<std::size_t>(kWidth) * job.size);
+  std::copy_n(job.node.begin(), std::min<std::size_t>(job.node.size(), kWidth - 1), mine.begin());
+  MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm);
+  std::vector<std::string> domains;
+  for (int r = 0; r < job.size; ++r) {
+    job.node_of_rank.emplace_back(&all[static_cast<std::size_t>(r) * kWidth]);
+    auto d = job.config.domain_of_node.find(job.node_of_rank.back());
+    domains.push_back(d == job.config.domain_of_node.end() ? job.node_of_rank.back() : d->second);
+  }
+  job.groups = formGroups(domains, job.config.group_size);
+  MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);
+  return job;
+}
+
+int sendBytes(const void* data, std::size_t bytes, int dest, int tag, MPI_Comm comm) {
+  auto* p = static_cast<const char*>(data);
+  do {
+    std::size_t n = std::min(bytes, kPiece);
+    if (int rc = MPI_Send(p, static_cast<int>(n), MPI_BYTE, dest, tag, comm)) return rc;
+    p += n;
+    bytes -= n;
+  } while (bytes > 0);
+  return MPI_SUCCESS;
+}
+
+int recvBytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm) {
+  auto* p = static_cast<char*>(data);
+  do {
+    std::size_t n = std::min(bytes, kPiece);
+    if (int rc = MPI_Recv(p, static_cast<int>(n), MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE)) return rc;
+    p += n;
+    bytes -= n;
+  } while (bytes > 0);
+  return MPI_SUCCESS;
+}
+
+bool allAgree(bool ok, MPI_Comm comm) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all == 1;
+}
+
+}  // namespace ftb::mpi_bridge

@@ -1,0 +1,42 @@
+// What every part of the runtime needs to know about the running job: the
+// communicator, where each rank runs, the current groups. Built once by
+// Runtime::create; read-only afterwards. MPI thread only.
+#pragma once
+
+#include <mpi/mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client/status.h"
+#include "components/mpi_bridge/config.h"
+#include "components/mpi_bridge/placement.h"
+
+namespace ftb::mpi_bridge {
+
+struct Job {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 0;
+  Config config;
+  std::string node;                       // where this rank runs now
+  std::vector<std::string> node_of_rank;  // current placement of every rank
+  Groups groups;                          // formed from the current placement
+  MPI_Comm group_comm = MPI_COMM_NULL;    // my group, ranked by position
+
+  // "/ftbckpt-<job>-<node>-r<rank>-s<slot>": this rank's checkpoint slot on its node.
+  std::string shmName(int slot) const;
+};
+
+Result<Job> makeJob(MPI_Comm comm, Config config);
+
+// Point-to-point transfers of any size (MPI counts are int: sent in 1 GiB pieces).
+int sendBytes(const void* data, std::size_t bytes, int dest, int tag, MPI_Comm comm);
+int recvBytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm);
+
+// true on every rank iff `ok` is true on every rank of `comm`.
+bool allAgree(bool ok, MPI_Comm comm);
+
+}  // namespace ftb::mpi_bridge

@@ -1,0 +1,342 @@
+// Runtime: the loop/checkpoint/recover API over the writer, restorer, flusher
+// and bridge. MPI thread only (the bridge's SDK thread only fills its queue).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <map>
+
+#include "components/mpi_bridge/bridge.h"
+#include "components/mpi_bridge/ckpt_restore.h"
+#include "components/mpi_bridge/ckpt_writer.h"
+#include "components/mpi_bridge/flusher.h"
+#include "components/mpi_bridge/ftbckpt.hpp"
+#include "components/mpi_bridge/job.h"
+
+namespace ftb::mpi_bridge {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What rank 0 decided at a loop call; broadcast so every rank acts alike.
+struct Action {
+  enum Kind : int32_t { kNone = 0, kPeriodic = 1, kRequested = 2, kMigrate = 3, kStop = 4 };
+  int32_t kind = kNone;
+  int32_t level = 0;      // 0: the configured one
+  int32_t has_level = 0;  // kStop: checkpoint first
+  char key[200] = {};     // the request's event id
+  char corr[128] = {};
+  char source[128] = {};
+};
+
+void copyField(char* dst, std::size_t size, const std::string& src) {
+  std::memset(dst, 0, size);
+  std::memcpy(dst, src.data(), std::min(src.size(), size - 1));
+}
+
+// How a served request is answered by every rank that received it.
+struct Answer {
+  bool ok = false;
+  CheckpointReport report;
+  std::string reason;
+};
+
+class RuntimeImpl : public Runtime {
+ public:
+  explicit RuntimeImpl(Job job)
+      : job_(std::move(job)),
+        writer_(job_),
+        flusher_(job_.config.flush_dir.empty()
+                     ? nullptr
+                     : std::make_unique<Flusher>(job_.config.flush_dir, job_.config.job_id, job_.rank,
+                                                 job_.config.flush_mbps)),
+        restorer_(job_, flusher_.get()) {}
+
+  void start() {
+    bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node);
+    int disconnected = bridge_->connected() ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
+    if (disconnected > 0 && job_.rank == 0) {
+      std::fprintf(stderr, "ftbckpt: %d of %d ranks not connected to an ftb agent (rank 0: %s); running without events\n",
+                   disconnected, job_.size, bridge_->connected() ? "connected" : bridge_->error().c_str());
+    }
+    plan_ = restorer_.plan();
+    for (const auto& p : restorer_.scanProblems()) std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, p.c_str());
+    last_checkpoint_ = Clock::now();
+  }
+
+  Status protect(int id, void* ptr, std::size_t bytes) override {
+    if (!ptr && bytes > 0) return invalidArgument("protect(" + std::to_string(id) + "): null pointer");
+    for (auto& b : buffers_) {
+      if (b.id == id) {
+        b.ptr = ptr;
+        b.bytes = bytes;
+        return {};
+      }
+    }
+    buffers_.push_back({id, ptr, bytes});
+    return {};
+  }
+
+  bool restartAvailable() const override { return plan_.available; }
+
+  Result<RestartReport> recover() override {
+    if (!plan_.available) {
+      if (plan_.any_data) {
+        std::string why = restorer_.scanProblems().empty() ? "" : " (" + restorer_.scanProblems().front() + ")";
+        Status s = notFound("checkpoint data of job " + job_.config.job_id +
+                            " exists but no level can restore it" + why);
+        publishRestartFailed(s.message());
+        return s;
+      }
+      return failedPrecondition("no checkpoint of job " + job_.config.job_id + " to recover");
+    }
+    auto r = restorer_.restore(plan_, buffers_);
+    plan_.available = false;
+    if (!r) {
+      publishRestartFailed(r.status().message());
+      return r.status();
+    }
+    next_ckpt_id_ = r->ckpt_id + 1;
+    RestartReport report{r->ckpt_id, r->iteration, r->source, r->rebuilt, r->seconds};
+    Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
+                 {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
+                 {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
+    bridge_->publish("FTB_RESTART_DONE", tags, "rank restored");
+    return report;
+  }
+
+  Result<CheckpointReport> checkpoint(std::optional<Level> requested, long iteration) override {
+    const Level level = requested.value_or(job_.config.level);
+    if (level == Level::kL5 && !flusher_) return invalidArgument("level L5 needs FTBCKPT_FLUSH_DIR");
+    if (flusher_ && flusher_->busyWith() && *flusher_->busyWith() % 2 == next_ckpt_id_ % 2) {
+      flusher_->wait();  // it still reads the slot this checkpoint overwrites
+    }
+    const auto begin = Clock::now();
+    auto w = writer_.write(next_ckpt_id_, iteration, level, buffers_);
+    if (!w) return w.status();
+    double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, job_.comm);
+    CheckpointReport report{next_ckpt_id_, level, w->bytes, w->stored, seconds};
+    if (level == Level::kL5) flusher_->start(next_ckpt_id_, iteration, w->blob, w->bytes, w->blob_crc);
+    ++next_ckpt_id_;
+    last_checkpoint_ = Clock::now();
+    last_cost_ = seconds;
+    return report;
+  }
+
+  Result<long> loop() override {
+    if (first_loop_) {
+      first_loop_ = false;
+      if (plan_.available || plan_.any_data) {
+        auto r = recover();
+        if (!r) return r.status();
+        iteration_ = r->iteration;
+      } else {
+        iteration_ = 0;
+      }
+      last_checkpoint_ = Clock::now();
+      return iteration_;
+    }
+    ++iteration_;
+    for (auto& r : bridge_->take()) pending_.push_back(std::move(r));
+    answerServed();
+    Action a = decide();
+    switch (a.kind) {
+      case Action::kPeriodic: {
+        auto r = checkpoint(std::nullopt, iteration_);
+        if (!r) {
+          std::fprintf(stderr, "ftbckpt: rank %d: periodic checkpoint failed: %s\n", job_.rank,
+                       r.status().message().c_str());
+          publishCheckpointFailed(nullptr, levelName(job_.config.level), r.status().message());
+        }
+        break;
+      }
+      case Action::kRequested:
+        serve(a, a.level ? std::optional<Level>(static_cast<Level>(a.level)) : std::nullopt);
+        break;
+      case Action::kMigrate: {
+        bool here = std::find(job_.node_of_rank.begin(), job_.node_of_rank.end(), std::string(a.source)) !=
+                    job_.node_of_rank.end();
+        if (!here) {
+          answers_[a.key] = {false, {}, std::string("no rank of job ") + job_.config.job_id + " runs on " + a.source};
+          answerServed();
+          break;
+        }
+        if (serve(a, job_.config.migrate_level)) {
+          publishMigratePic(a);
+          relaunch_pending_ = true;
+          exit_code_ = kExitRelaunch;
+          return kExit;
+        }
+        break;
+      }
+      case Action::kStop:
+        if (a.has_level) {
+          if (!serve(a, a.level ? std::optional<Level>(static_cast<Level>(a.level)) : std::nullopt)) break;
+          relaunch_pending_ = true;  // the checkpoint is for a later restart
+        } else {
+          answers_[a.key] = {true, {next_ckpt_id_ - 1, job_.config.level, 0, 0, 0}, ""};
+          answerServed();
+        }
+        exit_code_ = 0;
+        return kExit;
+      default:
+        break;
+    }
+    answerServed();
+    return iteration_;
+  }
+
+  int finalize() override {
+    if (flusher_) flusher_->wait();
+    if (!relaunch_pending_) {
+      writer_.removeAll();
+      if (flusher_) {
+        std::error_code ec;
+        for (int64_t id : flusher_->list()) {
+          std::filesystem::remove(flusher_->dir() + "/r" + std::to_string(job_.rank) + "-c" + std::to_string(id) + ".ckpt", ec);
+        }
+      }
+    }
+    if (bridge_ && bridge_->failures() > 0) {
+      std::fprintf(stderr, "ftbckpt: rank %d: %llu events could not be published\n", job_.rank,
+                   static_cast<unsigned long long>(bridge_->failures()));
+    }
+    bridge_.reset();
+    return exit_code_;
+  }
+
+ private:
+  // Rank 0 decides for everyone: its oldest unserved request, else Young/Daly.
+  // A fixed interval needs no agreement.
+  Action decide() {
+    Action a;
+    if (iteration_ % job_.config.poll_every == 0) {
+      if (job_.rank == 0) {
+        if (!pending_.empty()) {
+          const Request& r = pending_.front();
+          a.kind = r.kind == RequestKind::kCheckpoint ? Action::kRequested
+                   : r.kind == RequestKind::kMigrate  ? Action::kMigrate
+                                                      : Action::kStop;
+          a.level = r.level ? static_cast<int32_t>(*r.level) : 0;
+          a.has_level = r.level.has_value();
+          copyField(a.key, sizeof a.key, r.event.id.toString());
+          copyField(a.corr, sizeof a.corr, r.corr);
+          copyField(a.source, sizeof a.source, r.source);
+        } else if (job_.config.mtbf_seconds > 0) {
+          // Young: interval = sqrt(2 * checkpoint cost * MTBF).
+          double due = std::sqrt(2 * last_cost_ * job_.config.mtbf_seconds);
+          if (std::chrono::duration<double>(Clock::now() - last_checkpoint_).count() >= due) a.kind = Action::kPeriodic;
+        }
+      }
+      MPI_Bcast(&a, sizeof a, MPI_BYTE, 0, job_.comm);
+    }
+    if (a.kind == Action::kNone && job_.config.interval > 0 && iteration_ % job_.config.interval == 0) {
+      a.kind = Action::kPeriodic;
+    }
+    return a;
+  }
+
+  // Checkpoints for request `a` and records the answer; true if it succeeded.
+  bool serve(const Action& a, std::optional<Level> level) {
+    auto r = checkpoint(level, iteration_);
+    Answer answer;
+    answer.ok = r.ok();
+    if (r) answer.report = *r;
+    answer.reason = r.status().message();
+    answer.report.level = level.value_or(job_.config.level);
+    answers_[a.key] = answer;
+    answerServed();
+    return answer.ok;
+  }
+
+  // Every request this rank received that has been served gets its response
+  // (a rank whose copy arrives late answers at its next loop call).
+  void answerServed() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      auto found = answers_.find(it->event.id.toString());
+      if (found == answers_.end()) {
+        ++it;
+        continue;
+      }
+      const Answer& ans = found->second;
+      if (ans.ok) {
+        Tags tags = {{"corr", it->corr},
+                     {"rank", std::to_string(job_.rank)},
+                     {"ckpt_id", std::to_string(ans.report.ckpt_id)},
+                     {"level", levelName(ans.report.level)},
+                     {"bytes", std::to_string(ans.report.bytes)},
+                     {"seconds", std::to_string(ans.report.seconds)}};
+        bridge_->respond(*it, "FTB_CHECKPOINT_DONE", tags, "checkpoint done");
+      } else {
+        publishCheckpointFailed(&*it, levelName(ans.report.level), ans.reason);
+      }
+      it = pending_.erase(it);
+    }
+  }
+
+  void publishCheckpointFailed(const Request* request, const std::string& level, const std::string& reason) {
+    Tags tags = {{"corr", request ? request->corr : job_.config.corr_id},
+                 {"rank", std::to_string(job_.rank)},
+                 {"ckpt_id", std::to_string(next_ckpt_id_)},
+                 {"level", level},
+                 {"reason", reason}};
+    if (request) {
+      bridge_->respond(*request, "FTB_CHECKPOINT_FAILED", tags, "checkpoint failed");
+    } else {
+      bridge_->publish("FTB_CHECKPOINT_FAILED", tags, "checkpoint failed");
+    }
+  }
+
+  void publishRestartFailed(const std::string& reason) {
+    Tags tags = {{"corr", job_.config.corr_id}, {"rank", std::to_string(job_.rank)}, {"reason", reason}};
+    bridge_->publish("FTB_RESTART_FAILED", tags, "restart failed");
+  }
+
+  // Published once, by the lowest rank on the source node.
+  void publishMigratePic(const Action& a) {
+    std::string ranks;
+    int lowest = -1;
+    for (int r = 0; r < job_.size; ++r) {
+      if (job_.node_of_rank[r] != a.source) continue;
+      if (lowest < 0) lowest = r;
+      ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    }
+    if (job_.rank != lowest) return;
+    Tags tags = {{"corr", a.corr}, {"source", a.source}, {"ranks", ranks}};
+    bridge_->publish("FTB_MIGRATE_PIC", tags, "ranks checkpointed and exited");
+  }
+
+  Job job_;
+  std::vector<Protected> buffers_;
+  CheckpointWriter writer_;
+  std::unique_ptr<Flusher> flusher_;
+  CheckpointRestorer restorer_;
+  std::unique_ptr<Bridge> bridge_;
+  RestorePlan plan_;
+  std::deque<Request> pending_;
+  std::map<std::string, Answer> answers_;  // request event id -> answer
+  int64_t next_ckpt_id_ = 0;
+  long iteration_ = 0;
+  bool first_loop_ = true;
+  bool relaunch_pending_ = false;
+  int exit_code_ = 0;
+  double last_cost_ = 0;
+  Clock::time_point last_checkpoint_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Runtime>> Runtime::create(MPI_Comm comm, Config config) {
+  auto job = makeJob(comm, std::move(config));
+  if (!job) return job.status();
+  auto rt = std::make_unique<RuntimeImpl>(std::move(*job));
+  rt->start();
+  return std::unique_ptr<Runtime>(std::move(rt));
+}
+
+}  // namespace ftb::mpi_bridge
