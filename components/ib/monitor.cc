@@ -73,14 +73,13 @@ void Monitor::trouble(const std::string& key, const std::string& message) {
 void Monitor::clearTrouble(const std::string& key) { troubles_.erase(key); }
 
 void Monitor::start(Clock::time_point now) {
-  started_ = true;
-  rescan(now);
+  rescan();
   for (auto& [name, open] : open_) {
     for (auto& [number, port] : open.ports) sweepCounters(name, number, now);
   }
 }
 
-void Monitor::rescan(Clock::time_point now) {
+void Monitor::rescan() {
   Result<std::vector<std::string>> listed = devices_.list();
   std::vector<std::string> names;
   if (listed.ok()) {
@@ -98,15 +97,11 @@ void Monitor::rescan(Clock::time_point now) {
   for (const auto& [name, open] : open_) {
     if (std::find(names.begin(), names.end(), name) == names.end()) gone.push_back(name);
   }
-  for (const std::string& name : gone) dropDevice(name, "removed", now);
+  for (const std::string& name : gone) dropDevice(name, "removed");
 
   const std::size_t before = open_.size();
   for (const std::string& name : names) {
-    if (open_.count(name)) continue;
-    auto held = hold_off_.find(name);
-    if (held != hold_off_.end() && now < held->second) continue;
-    hold_off_.erase(name);
-    openDevice(name, now);
+    if (!open_.count(name) && !held_.count(name)) openDevice(name);
   }
   if (open_.size() > before) {
     std::vector<std::string> all;
@@ -123,7 +118,7 @@ void Monitor::rescan(Clock::time_point now) {
   }
 }
 
-void Monitor::openDevice(const std::string& name, Clock::time_point now) {
+void Monitor::openDevice(const std::string& name) {
   Result<std::unique_ptr<VerbsDevice>> opened = devices_.open(name);
   if (!opened.ok()) {
     trouble("open " + name, "cannot open RDMA device " + name + ": " + opened.status().message());
@@ -145,28 +140,27 @@ void Monitor::openDevice(const std::string& name, Clock::time_point now) {
           {{"hca", name}});
   for (uint32_t p = 1; p <= info.num_ports; ++p) {
     open.ports.emplace(p, Port{.predictor = PortPredictor(options_.prediction)});
-    if (!refreshPort(name, p, "discovery", now)) return;
+    if (!refreshPort(name, p, "discovery")) return;
   }
 }
 
-void Monitor::dropDevice(const std::string& name, const std::string& reason,
-                         Clock::time_point now) {
+void Monitor::dropDevice(const std::string& name, const std::string& reason) {
   if (open_.erase(name) == 0) return;  // closes the context here
-  hold_off_[name] = now + options_.interval;
+  held_.insert(name);
+  said_unavailable_ = open_.empty();  // this event says it: no second "none present"
   spdlog::warn("{}: closed ({})", name, reason);
   publish(kAdapterUnavailable, "NUM_ADAPTERS:" + std::to_string(open_.size()) + " HCA:" + name,
           {{"num_adapters", std::to_string(open_.size())}, {"hca", name}, {"reason", reason}},
           {{"hca", name}});
 }
 
-bool Monitor::refreshPort(const std::string& name, uint32_t number, std::string_view source,
-                          Clock::time_point now) {
+bool Monitor::refreshPort(const std::string& name, uint32_t number, std::string_view source) {
   Open& open = open_.at(name);
   Result<PortAttrs> attrs = open.device->queryPort(number);
   const std::string key = "query " + name + "/" + std::to_string(number);
   if (!attrs.ok()) {
     if (attrs.status().code() == Code::kNotFound) {
-      dropDevice(name, "gone: " + attrs.status().message(), now);
+      dropDevice(name, "gone: " + attrs.status().message());
       return false;
     }
     trouble(key, "cannot query " + name + " port " + std::to_string(number) + ": " +
@@ -205,8 +199,7 @@ bool Monitor::refreshPort(const std::string& name, uint32_t number, std::string_
   return true;
 }
 
-void Monitor::handleAsync(const std::string& name, const AsyncEvent& event,
-                          Clock::time_point now) {
+void Monitor::handleAsync(const std::string& name, const AsyncEvent& event) {
   const std::string type = asyncEventName(event.type);
   spdlog::info("{}: async event {} port {}", name, type, event.port);
   Open& open = open_.at(name);
@@ -223,7 +216,7 @@ void Monitor::handleAsync(const std::string& name, const AsyncEvent& event,
         publish(ftb_event, "HCA:" + name + " PORT:" + std::to_string(event.port) + " EVENT:" + type,
                 {{"hca", name}, {"port", std::to_string(event.port)}, {"event", type}},
                 {{"hca", name}, {"port", std::to_string(event.port)}});
-        dropDevice(name, "gone: " + attrs.status().message(), now);
+        dropDevice(name, "gone: " + attrs.status().message());
         return;
       }
       trouble("query " + name + "/" + std::to_string(event.port), attrs.status().message());
@@ -243,8 +236,8 @@ void Monitor::handleAsync(const std::string& name, const AsyncEvent& event,
     case AsyncEventType::kDeviceFatal:
       publish(kDeviceFatal, "HCA:" + name + " EVENT:" + type, {{"hca", name}, {"event", type}},
               {{"hca", name}});
-      dropDevice(name, "device fatal", now);
-      rescan(now);
+      dropDevice(name, "device fatal");
+      rescan();
       return;
     default:
       // QP/CQ/SRQ/WQ events: ftb-ib owns no such resources; logged above.
@@ -272,7 +265,6 @@ bool Monitor::pollOnce(std::chrono::milliseconds timeout, int wake_fd) {
     woken = fds[0].revents != 0;
     first = 1;
   }
-  const Clock::time_point now = Clock::now();
   for (std::size_t i = first; i < fds.size(); ++i) {
     if (fds[i].revents == 0) continue;
     const std::string& name = names[i - first];
@@ -281,15 +273,15 @@ bool Monitor::pollOnce(std::chrono::milliseconds timeout, int wake_fd) {
       Result<std::optional<AsyncEvent>> event = open_.at(name).device->nextEvent();
       if (!event.ok()) {
         if (event.status().code() == Code::kNotFound) {
-          dropDevice(name, "gone: " + event.status().message(), now);
-          rescan(now);
+          dropDevice(name, "gone: " + event.status().message());
+          rescan();
         } else {
           trouble("events " + name, event.status().message());
         }
         break;
       }
       if (!*event) break;
-      handleAsync(name, **event, now);
+      handleAsync(name, **event);
     }
   }
   return woken;
@@ -317,7 +309,8 @@ void Monitor::sweepCounters(const std::string& name, uint32_t number, Clock::tim
 }
 
 void Monitor::sweep(Clock::time_point now) {
-  rescan(now);
+  held_.clear();
+  rescan();
   std::vector<std::string> names;
   for (const auto& [name, open] : open_) names.push_back(name);
   for (const std::string& name : names) {
@@ -325,7 +318,7 @@ void Monitor::sweep(Clock::time_point now) {
     std::vector<uint32_t> ports;
     for (const auto& [number, port] : open_.at(name).ports) ports.push_back(number);
     for (uint32_t number : ports) {
-      if (!refreshPort(name, number, "sweep", now)) break;
+      if (!refreshPort(name, number, "sweep")) break;
       sweepCounters(name, number, now);
     }
   }

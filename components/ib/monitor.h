@@ -61,15 +61,14 @@ class Monitor {
     std::map<uint32_t, Port> ports;
   };
 
-  void rescan(Clock::time_point now);
-  void openDevice(const std::string& name, Clock::time_point now);
-  // Closes `name` now, publishes ADAPTER_UNAVAILABLE; not reopened before a sweep.
-  void dropDevice(const std::string& name, const std::string& reason, Clock::time_point now);
-  void handleAsync(const std::string& name, const AsyncEvent& event, Clock::time_point now);
+  void rescan();
+  void openDevice(const std::string& name);
+  // Closes `name` now, publishes ADAPTER_UNAVAILABLE; not reopened before the next sweep.
+  void dropDevice(const std::string& name, const std::string& reason);
+  void handleAsync(const std::string& name, const AsyncEvent& event);
   // Queries a port; on a state, LID or SM change publishes what changed.
   // False when the device has gone (then dropped).
-  bool refreshPort(const std::string& name, uint32_t port, std::string_view source,
-                   Clock::time_point now);
+  bool refreshPort(const std::string& name, uint32_t port, std::string_view source);
   void sweepCounters(const std::string& name, uint32_t port, Clock::time_point now);
 
   void publishPort(std::string_view event, const std::string& hca, uint32_t port,
@@ -85,11 +84,11 @@ class Monitor {
   SysfsTree sysfs_;
   EventSink& sink_;
   std::map<std::string, Open> open_;
-  // Devices dropped after ENODEV/DEVICE_FATAL: not reopened before this time.
-  std::map<std::string, Clock::time_point> hold_off_;
+  // Devices dropped since the last sweep: not reopened before the next one, so
+  // a device the driver is removing is not held open again.
+  std::set<std::string> held_;
   std::set<std::string> troubles_;
   bool said_unavailable_ = false;
-  bool started_ = false;
 };
 
 }  // namespace ftb::ib
