@@ -29,7 +29,8 @@ BmcWatcher::BmcWatcher(WatcherOptions options, std::unique_ptr<SensorSource> sou
     : options_(std::move(options)),
       source_(std::move(source)),
       sink_(sink),
-      backoff_(options_.retry_min, options_.retry_max) {}
+      backoff_(options_.retry_min, options_.retry_max),
+      metrics_(options_.metrics ? WatcherMetrics(*options_.metrics, options_.bmc) : WatcherMetrics()) {}
 
 void BmcWatcher::run() {
   std::unique_lock lock(mu_);
@@ -67,6 +68,7 @@ Clock::time_point BmcWatcher::step(Clock::time_point now) {
       return next_connect_;
     }
     connected_ = true;
+    metrics_.setUp(true);
     backoff_.reset();
     PayloadFields f = baseFields();
     f.emplace_back("sensors", std::to_string(source_->sensorCount()));
@@ -89,6 +91,7 @@ Clock::time_point BmcWatcher::step(Clock::time_point now) {
       spdlog::info("{}: SEL read failed ({}); reconnecting", options_.node, records.status().message());
       source_->close();
       connected_ = false;
+      metrics_.setUp(false);
       return now;
     }
     for (const SelRecord& r : *records) handleSel(r, now);
@@ -100,8 +103,10 @@ Clock::time_point BmcWatcher::step(Clock::time_point now) {
 }
 
 void BmcWatcher::sweep(Clock::time_point now) {
+  const auto started = std::chrono::steady_clock::now();  // real time, whatever clock `now` is on
   auto readings = source_->readSensors();
   if (!readings.ok()) {
+    metrics_.sweepFailed();
     spdlog::info("{}: sensor sweep failed ({}); reconnecting", options_.node,
                  readings.status().message());
     source_->close();
@@ -119,6 +124,7 @@ void BmcWatcher::sweep(Clock::time_point now) {
     handleDecision(r, d, now);
     pending = pending || t.machine.pending();
   }
+  metrics_.swept(std::chrono::steady_clock::now() - started);
   last_sweep_ = now;
   next_sweep_ = now + (pending ? options_.recheck : options_.interval);
 }
@@ -194,6 +200,7 @@ void BmcWatcher::publishFor(const std::string& key, std::string_view event, Payl
 }
 
 void BmcWatcher::trouble(const Status& s, Clock::time_point now) {
+  metrics_.connectFailed();
   const auto wait = backoff_.next();
   next_connect_ = now + wait;
   if (trouble_reported_) {

@@ -22,6 +22,7 @@
 #include "components/ipmi/payload.h"
 #include "components/ipmi/sensor_source.h"
 #include "components/ipmi/sensor_state.h"
+#include "components/ipmi/watcher_metrics.h"
 
 namespace ftb::ipmi {
 
@@ -35,6 +36,7 @@ struct WatcherOptions {
   std::chrono::milliseconds retry_min{1000};
   std::chrono::milliseconds retry_max{60000};
   StateMachineOptions machine;
+  metrics::Registry* metrics = nullptr;  // where sweep times and errors go; null: nowhere
 };
 
 class BmcWatcher {
@@ -74,6 +76,7 @@ class BmcWatcher {
   std::unique_ptr<SensorSource> source_;
   EventSink& sink_;
   Backoff backoff_;
+  WatcherMetrics metrics_;
 
   bool connected_ = false;
   bool trouble_reported_ = false;

@@ -25,6 +25,9 @@ void oneOf(CLI::App& app, const char* name, std::string& field, const char* help
 void addMonitorOptions(CLI::App& app, MonitorConfig& c) {
   app.add_option("--agent-endpoint", c.agent_endpoint,
                  "ftb-agent to publish to (default: $FTB_AGENT_ENDPOINT, else the local agent)");
+  app.add_option("--metrics-listen", c.metrics_listen,
+                 "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9811); "
+                 "empty: off");
   app.add_option("--component", c.component, "Event space is FTB.IPMI.<component>")
       ->capture_default_str();
   app.add_option("--bmc", c.bmc,

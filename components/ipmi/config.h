@@ -43,6 +43,7 @@ struct MonitorConfig {
   std::vector<std::string> workaround;
   std::string sdr_cache_dir = "/var/cache/ftb-ipmi";
   std::string log_level = "info";
+  std::string metrics_listen;  // Prometheus metrics at http://HOST:PORT/metrics; "" = off
 };
 
 // Registers every MonitorConfig field as a flag (and so as a config-file key).

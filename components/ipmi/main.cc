@@ -15,6 +15,7 @@
 #include "components/ipmi/event_sink.h"
 #include "components/ipmi/events.h"
 #include "components/ipmi/monitor.h"
+#include "metrics/http_server.h"
 
 int main(int argc, char** argv) {
   ftb::ipmi::MonitorConfig config;
@@ -70,7 +71,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   ftb::ipmi::SdkEventSink sink(**client);
-  auto monitor = ftb::ipmi::Monitor::create(config, sink);
+  ftb::metrics::Registry registry;
+  std::unique_ptr<ftb::metrics::HttpServer> metrics_server;
+  if (!config.metrics_listen.empty()) {
+    auto server = ftb::metrics::HttpServer::start(config.metrics_listen, registry);
+    if (!server.ok()) {
+      std::cerr << "ftb-ipmi: " << server.status().message() << "\n";
+      return 2;
+    }
+    metrics_server = std::move(server).value();
+    spdlog::info("metrics at http://{}/metrics", metrics_server->address());
+  }
+  auto monitor = ftb::ipmi::Monitor::create(config, sink, &registry);
   if (!monitor.ok()) {
     std::cerr << "ftb-ipmi: " << monitor.status().message() << "\n";
     return 2;

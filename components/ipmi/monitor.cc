@@ -16,7 +16,8 @@ std::string hostName() {
   return buf;
 }
 
-WatcherOptions watcherOptions(const MonitorConfig& c, std::string node, std::string bmc) {
+WatcherOptions watcherOptions(const MonitorConfig& c, std::string node, std::string bmc,
+                              metrics::Registry* metrics) {
   using std::chrono::milliseconds;
   return {.node = std::move(node),
           .bmc = std::move(bmc),
@@ -26,7 +27,8 @@ WatcherOptions watcherOptions(const MonitorConfig& c, std::string node, std::str
           .repeat_holdoff = std::chrono::seconds(c.repeat_holdoff_s),
           .retry_min = milliseconds(c.retry_min_ms),
           .retry_max = milliseconds(c.retry_max_ms),
-          .machine = stateMachineOptions(c)};
+          .machine = stateMachineOptions(c),
+          .metrics = metrics};
 }
 
 FreeIpmiOptions sourceOptions(const MonitorConfig& c, const std::string& cache_name) {
@@ -45,7 +47,8 @@ bool hasInbandDevice(const MonitorConfig& config) {
   return ::access(config.inband_device.c_str(), F_OK) == 0;
 }
 
-Result<std::unique_ptr<Monitor>> Monitor::create(const MonitorConfig& config, EventSink& sink) {
+Result<std::unique_ptr<Monitor>> Monitor::create(const MonitorConfig& config, EventSink& sink,
+                                                 metrics::Registry* metrics) {
   if (Status s = validateConfig(config); !s.ok()) return s;
   auto targets = parseBmcTargets(config.bmc);
   if (!targets.ok()) return targets.status();
@@ -61,7 +64,7 @@ Result<std::unique_ptr<Monitor>> Monitor::create(const MonitorConfig& config, Ev
   if (targets->empty()) {
     const std::string node = config.node_name.empty() ? hostName() : config.node_name;
     m->watchers_.push_back(std::make_unique<BmcWatcher>(
-        watcherOptions(config, node, "inband"),
+        watcherOptions(config, node, "inband", metrics),
         std::make_unique<FreeIpmiSensorSource>(sourceOptions(config, "inband")), sink));
     return m;
   }
@@ -79,7 +82,7 @@ Result<std::unique_ptr<Monitor>> Monitor::create(const MonitorConfig& config, Ev
     o.address = t.address;
     o.credentials = *cred;
     m->watchers_.push_back(std::make_unique<BmcWatcher>(
-        watcherOptions(config, t.name, t.address), std::make_unique<FreeIpmiSensorSource>(o), sink));
+        watcherOptions(config, t.name, t.address, metrics), std::make_unique<FreeIpmiSensorSource>(o), sink));
   }
   return m;
 }

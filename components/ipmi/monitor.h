@@ -24,7 +24,9 @@ class Monitor {
  public:
   // kPermissionDenied / kInvalidArgument / kFailedPrecondition for bad
   // credentials files, unknown BMCs in it or an unusable SDR cache directory.
-  static Result<std::unique_ptr<Monitor>> create(const MonitorConfig& config, EventSink& sink);
+  // `metrics` (optional) receives every watcher's sweep times, errors and BMC state.
+  static Result<std::unique_ptr<Monitor>> create(const MonitorConfig& config, EventSink& sink,
+                                                 metrics::Registry* metrics = nullptr);
   ~Monitor();
 
   void start();
