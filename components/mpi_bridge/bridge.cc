@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -28,9 +29,16 @@ std::string payloadOf(std::string_view text, const Tags& tags) {
 Result<Request> parseRequest(const Event& event) {
   Request r;
   r.event = event;
-  auto tag = [&](const char* key) -> std::string {
+  // Tags first; the payload's key=value words for requests sent without tags
+  // (Client::request() carries a payload only).
+  auto tag = [&](const std::string& key) -> std::string {
     auto it = event.tags.find(key);
-    return it == event.tags.end() ? std::string() : it->second;
+    if (it != event.tags.end()) return it->second;
+    std::istringstream words(event.payload);
+    for (std::string w; words >> w;) {
+      if (w.rfind(key + "=", 0) == 0) return w.substr(key.size() + 1);
+    }
+    return {};
   };
   r.corr = tag("corr");
   if (event.event_name == "FTB_CHECKPOINT") {

@@ -44,6 +44,10 @@ struct RestartReport {
   double seconds = 0;
 };
 
+// Young's optimal checkpoint interval sqrt(2 * C * MTBF), in seconds; used
+// when FTBCKPT_MTBF is set, with C the last checkpoint's measured cost.
+double youngInterval(double checkpoint_seconds, double mtbf_seconds);
+
 class Runtime {
  public:
   static constexpr long kExit = -1;          // loop(): leave the loop, then finalize()
@@ -65,6 +69,9 @@ class Runtime {
   virtual Result<CheckpointReport> checkpoint(std::optional<Level> level, long iteration) = 0;
   virtual bool restartAvailable() const = 0;
   virtual Result<RestartReport> recover() = 0;
+
+  // Waits until the background L5 flush (if any) is on disk; its error, if it failed.
+  virtual Status waitFlush() = 0;
 
   // Waits for a running flush, frees shared memory unless a relaunch needs it,
   // disconnects. Returns the exit code the program should end with.

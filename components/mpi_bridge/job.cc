@@ -1,6 +1,7 @@
 #include "components/mpi_bridge/job.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -36,6 +37,14 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
     domains.push_back(d == job.config.domain_of_node.end() ? job.node_of_rank.back() : d->second);
   }
   job.groups = formGroups(domains, job.config.group_size);
+  if (job.rank == 0) {
+    for (const auto& members : job.groups.members) {
+      if (members.size() == 1) {
+        std::fprintf(stderr, "ftbckpt: rank %d shares a failure domain with every group: only L1 and L5 protect it\n",
+                     members[0]);
+      }
+    }
+  }
   MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);
   return job;
 }

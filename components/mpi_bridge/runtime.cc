@@ -32,6 +32,14 @@ struct Action {
   char source[128] = {};
 };
 
+}  // namespace
+
+double youngInterval(double checkpoint_seconds, double mtbf_seconds) {
+  return std::sqrt(2 * checkpoint_seconds * mtbf_seconds);
+}
+
+namespace {
+
 void copyField(char* dst, std::size_t size, const std::string& src) {
   std::memset(dst, 0, size);
   std::memcpy(dst, src.data(), std::min(src.size(), size - 1));
@@ -59,7 +67,7 @@ class RuntimeImpl : public Runtime {
     bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node);
     int disconnected = bridge_->connected() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
-    if (disconnected > 0 && job_.rank == 0) {
+    if (disconnected > 0 && job_.rank == 0 && job_.config.agent) {
       std::fprintf(stderr, "ftbckpt: %d of %d ranks not connected to an ftb agent (rank 0: %s); running without events\n",
                    disconnected, job_.size, bridge_->connected() ? "connected" : bridge_->error().c_str());
     }
@@ -191,6 +199,12 @@ class RuntimeImpl : public Runtime {
     return iteration_;
   }
 
+  Status waitFlush() override {
+    if (!flusher_) return {};
+    flusher_->wait();
+    return flusher_->lastError();
+  }
+
   int finalize() override {
     if (flusher_) flusher_->wait();
     if (!relaunch_pending_) {
@@ -228,8 +242,7 @@ class RuntimeImpl : public Runtime {
           copyField(a.corr, sizeof a.corr, r.corr);
           copyField(a.source, sizeof a.source, r.source);
         } else if (job_.config.mtbf_seconds > 0) {
-          // Young: interval = sqrt(2 * checkpoint cost * MTBF).
-          double due = std::sqrt(2 * last_cost_ * job_.config.mtbf_seconds);
+          double due = youngInterval(last_cost_, job_.config.mtbf_seconds);
           if (std::chrono::duration<double>(Clock::now() - last_checkpoint_).count() >= due) a.kind = Action::kPeriodic;
         }
       }

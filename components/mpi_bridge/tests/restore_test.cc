@@ -1,0 +1,145 @@
+// Every level restores bit-exact under real Open MPI: ranks placed on several
+// "nodes" of this machine, a node's shared memory wiped as if the node died,
+// the job relaunched with that node's ranks on a spare.
+#define BOOST_TEST_MODULE mpi_bridge_restore
+#include <boost/test/unit_test.hpp>
+
+#include <set>
+
+#include "components/mpi_bridge/testing/mpi_job.h"
+#include "tests/support/agent_process.h"
+
+using ftb::mpi_bridge::testing::MpiJob;
+using ftb::mpi_bridge::testing::MpiRun;
+using ftb::testing::runfile;
+using ftb::testing::TempDir;
+
+namespace {
+
+using Nodes = std::vector<std::string>;
+
+std::string probe() { return runfile("components/mpi_bridge/tests/ckpt_probe"); }
+
+MpiJob makeJob(const std::string& id) {
+  MpiJob job(id, probe());
+  job.setEnv("FTBCKPT_AGENT", "0");
+  return job;
+}
+
+void requireWrote(const MpiRun& run, int checkpoints) {
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_REQUIRE_EQUAL(run.exit_code, 0);
+  int wrote = 0;
+  for (std::size_t p = 0; (p = run.output.find("WROTE ", p)) != std::string::npos; ++p) ++wrote;
+  BOOST_REQUIRE_EQUAL(wrote, checkpoints);
+}
+
+// Checks every rank's VERIFY line: content identical and where it came from.
+void requireVerified(const MpiRun& run, int ranks, int ckpt, const std::map<int, std::string>& rebuilt_ranks,
+                     const std::string& rebuilt_how, const std::string& source_of_rebuilt) {
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_REQUIRE_EQUAL(run.exit_code, 0);
+  for (int r = 0; r < ranks; ++r) {
+    std::string line = run.lineWith("VERIFY rank=" + std::to_string(r) + " ");
+    BOOST_TEST_INFO("rank " << r << ": " << line);
+    BOOST_REQUIRE(!line.empty());
+    BOOST_CHECK(line.find("ok=1 ckpt=" + std::to_string(ckpt) + " ") != std::string::npos);
+    if (rebuilt_ranks.count(r)) {
+      BOOST_CHECK(line.find("source=" + source_of_rebuilt + " rebuilt=" + rebuilt_how) != std::string::npos);
+    } else {
+      BOOST_CHECK(line.find("source=L1 rebuilt=none") != std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(l1_survives_the_processes) {
+  auto job = makeJob("RT_L1");
+  const Nodes nodes = {"n0", "n0", "n1", "n1"};
+  requireWrote(job.run(nodes, {"write", "L1,L1,L1"}), 3);
+  BOOST_CHECK_EQUAL(job.shmFiles("n0").size(), 4u);  // two slots per rank
+  requireVerified(job.run(nodes, {"verify", "2"}), 4, 2, {}, "", "");
+  BOOST_CHECK(job.shmFiles("n0").empty());  // a finished job frees its memory
+}
+
+BOOST_AUTO_TEST_CASE(l1_cannot_survive_a_lost_node) {
+  auto job = makeJob("RT_L1LOST");
+  requireWrote(job.run({"n0", "n1", "n0", "n1"}, {"write", "L1"}), 1);
+  job.wipeNode("n1");
+  MpiRun run = job.run({"n0", "n2", "n0", "n2"}, {"verify", "0"});
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_CHECK_EQUAL(run.exit_code, 4);
+  BOOST_CHECK(run.output.find("no level can restore it") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(l2_partner_rebuilds_a_lost_node_on_a_spare) {
+  auto job = makeJob("RT_L2");
+  requireWrote(job.run({"n0", "n1", "n2", "n3", "n0", "n1", "n2", "n3"}, {"write", "L2,L2"}), 2);
+  job.wipeNode("n1");
+  auto run = job.run({"n0", "spare", "n2", "n3", "n0", "spare", "n2", "n3"}, {"verify", "1"});
+  requireVerified(run, 8, 1, {{1, ""}, {5, ""}}, "partner", "L2");
+}
+
+BOOST_AUTO_TEST_CASE(l3_xor_rebuilds_with_an_uneven_rank_count) {
+  auto job = makeJob("RT_L3");
+  job.setEnv("FTBCKPT_GROUP_SIZE", "3");
+  // 7 ranks on 4 nodes: groups {0,2,4} and {1,3,5}; rank 6 (alone on n3) joins
+  // the first, which lacks n3: groups of 4 and 3.
+  requireWrote(job.run({"n0", "n0", "n1", "n1", "n2", "n2", "n3"}, {"write", "L3,L3,L3"}), 3);
+  job.wipeNode("n0");
+  auto run = job.run({"s0", "s0", "n1", "n1", "n2", "n2", "n3"}, {"verify", "2"});
+  requireVerified(run, 7, 2, {{0, ""}, {1, ""}}, "xor", "L3");
+}
+
+BOOST_AUTO_TEST_CASE(l4_reed_solomon_rebuilds_two_lost_nodes) {
+  auto job = makeJob("RT_L4");
+  job.setEnv("FTBCKPT_GROUP_SIZE", "4");
+  job.setEnv("FTBCKPT_RS_M", "2");
+  requireWrote(job.run({"n0", "n1", "n2", "n3", "n0", "n1", "n2", "n3"}, {"write", "L4,L4"}), 2);
+  job.wipeNode("n1");
+  job.wipeNode("n3");
+  auto run = job.run({"n0", "s1", "n2", "s3", "n0", "s1", "n2", "s3"}, {"verify", "1"});
+  requireVerified(run, 8, 1, {{1, ""}, {3, ""}, {5, ""}, {7, ""}}, "rs", "L4");
+}
+
+BOOST_AUTO_TEST_CASE(too_many_lost_falls_back_to_the_flushed_copy) {
+  TempDir flush;
+  auto job = makeJob("RT_L5");
+  job.setEnv("FTBCKPT_GROUP_SIZE", "4");
+  job.setEnv("FTBCKPT_FLUSH_DIR", flush.path());
+  job.setEnv("FTBCKPT_FLUSH_MBPS", "200");
+  // Checkpoint 0 flushed (L5), checkpoint 1 with XOR only.
+  requireWrote(job.run({"n0", "n1", "n2", "n3", "n0", "n1", "n2", "n3"}, {"write", "L5,L3"}), 2);
+  job.wipeNode("n1");
+  job.wipeNode("n2");  // two members of every XOR group
+  auto run = job.run({"n0", "s1", "s2", "n3", "n0", "s1", "s2", "n3"}, {"verify", "0"});
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_REQUIRE_EQUAL(run.exit_code, 0);
+  for (int r = 0; r < 8; ++r) {
+    std::string line = run.lineWith("VERIFY rank=" + std::to_string(r) + " ");
+    BOOST_CHECK_MESSAGE(line.find("ok=1 ckpt=0 iteration=100 source=L5 rebuilt=flush") != std::string::npos, line);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_corrupted_l1_buffer_is_detected) {
+  auto job = makeJob("RT_CRC1");
+  const Nodes nodes = {"n0", "n0", "n1", "n1"};
+  requireWrote(job.run(nodes, {"write", "L1"}), 1);
+  job.corrupt("n1", 2);
+  MpiRun run = job.run(nodes, {"verify", "0"});
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_CHECK_EQUAL(run.exit_code, 4);
+  BOOST_CHECK(run.output.find("rank 2:") != std::string::npos);
+  BOOST_CHECK(run.output.find("fails its checksum") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_corrupted_buffer_is_rebuilt_from_its_partner) {
+  auto job = makeJob("RT_CRC2");
+  const Nodes nodes = {"n0", "n1", "n0", "n1"};
+  requireWrote(job.run(nodes, {"write", "L2"}), 1);
+  job.corrupt("n1", 3);
+  auto run = job.run(nodes, {"verify", "0"});
+  BOOST_CHECK(run.output.find("fails its checksum") != std::string::npos);
+  requireVerified(run, 4, 0, {{3, ""}}, "partner", "L2");
+}
