@@ -1,0 +1,95 @@
+// The stencil example reaches the same final grid, bit for bit, with and
+// without failures: nodes killed mid-run (their ranks SIGKILL themselves, their
+// shared memory is wiped) and the job relaunched with those ranks on spares.
+#define BOOST_TEST_MODULE mpi_bridge_stencil
+#include <boost/test/unit_test.hpp>
+
+#include "components/mpi_bridge/testing/mpi_job.h"
+#include "tests/support/agent_process.h"
+
+using ftb::mpi_bridge::testing::MpiJob;
+using ftb::mpi_bridge::testing::MpiRun;
+using ftb::testing::runfile;
+
+namespace {
+
+using Nodes = std::vector<std::string>;
+const Nodes kNodes = {"n0", "n1", "n2", "n3", "n0", "n1", "n2", "n3"};
+const std::vector<std::string> kArgs = {"--nx", "96", "--ny", "64", "--iterations", "120", "--checkpoint-every", "10"};
+
+MpiJob makeJob(const std::string& id, const std::string& level) {
+  MpiJob job(id, runfile("components/mpi_bridge/examples/stencil"));
+  job.setEnv("FTBCKPT_AGENT", "0");
+  job.setEnv("FTBCKPT_LEVEL", level);
+  job.setEnv("FTBCKPT_GROUP_SIZE", "4");
+  job.setEnv("FTBCKPT_RS_M", "2");
+  return job;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+std::string resultOf(const MpiRun& run) {
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_REQUIRE_EQUAL(run.exit_code, 0);
+  std::string line = run.lineWith("RESULT ");
+  BOOST_REQUIRE(!line.empty());
+  return line;
+}
+
+std::string failureFree() {
+  static const std::string result = [] {
+    auto job = makeJob("ST_BASE", "L1");
+    return resultOf(job.run(kNodes, kArgs));
+  }();
+  return result;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_answer_depends_on_every_iteration) {
+  auto job = makeJob("ST_SHORT", "L1");
+  std::string shorter = resultOf(job.run(kNodes, {"--nx", "96", "--ny", "64", "--iterations", "119"}));
+  BOOST_CHECK_NE(shorter.substr(shorter.find("checksum=")), failureFree().substr(failureFree().find("checksum=")));
+}
+
+BOOST_AUTO_TEST_CASE(xor_survives_a_node_kill) {
+  auto job = makeJob("ST_XOR", "L3");
+  MpiRun crashed = job.run(kNodes, with(kArgs, {"--crash-at", "57", "--crash-node", "n2"}));
+  BOOST_TEST_INFO("mpirun output:\n" << crashed.output);
+  BOOST_REQUIRE_NE(crashed.exit_code, 0);
+  BOOST_REQUIRE(crashed.lineWith("RESULT ").empty());
+  job.wipeNode("n2");
+  MpiRun resumed = job.run({"n0", "n1", "spare", "n3", "n0", "n1", "spare", "n3"}, kArgs);
+  BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
+  BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration 50").empty());
+}
+
+BOOST_AUTO_TEST_CASE(reed_solomon_survives_two_node_kills_in_a_row) {
+  auto job = makeJob("ST_RS", "L4");
+  MpiRun first = job.run(kNodes, with(kArgs, {"--crash-at", "33", "--crash-node", "n1"}));
+  BOOST_REQUIRE_NE(first.exit_code, 0);
+  job.wipeNode("n1");
+  job.wipeNode("n3");  // a second node lost in the same incident
+  const Nodes second_nodes = {"n0", "s1", "n2", "s3", "n0", "s1", "n2", "s3"};
+  MpiRun second = job.run(second_nodes, with(kArgs, {"--crash-at", "88", "--crash-node", "s1"}));
+  BOOST_TEST_INFO("mpirun output:\n" << second.output);
+  BOOST_REQUIRE_NE(second.exit_code, 0);
+  BOOST_REQUIRE(!second.lineWith("stencil: resumed at iteration 30").empty());
+  job.wipeNode("s1");
+  MpiRun third = job.run({"n0", "t1", "n2", "s3", "n0", "t1", "n2", "s3"}, kArgs);
+  BOOST_CHECK_EQUAL(resultOf(third), failureFree());
+  BOOST_CHECK(!third.lineWith("stencil: resumed at iteration 80").empty());
+}
+
+BOOST_AUTO_TEST_CASE(partner_copies_survive_a_node_kill) {
+  auto job = makeJob("ST_L2", "L2");
+  MpiRun crashed = job.run(kNodes, with(kArgs, {"--crash-at", "101", "--crash-node", "n0"}));
+  BOOST_REQUIRE_NE(crashed.exit_code, 0);
+  job.wipeNode("n0");
+  MpiRun resumed = job.run({"spare", "n1", "n2", "n3", "spare", "n1", "n2", "n3"}, kArgs);
+  BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
+  BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration 100").empty());
+}
