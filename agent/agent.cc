@@ -71,6 +71,9 @@ Agent::Agent(AgentConfig config)
 
 Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   std::unique_ptr<Agent> agent(new Agent(std::move(config)));
+  auto policy = NamespacePolicy::load(agent->config_.policy_file);
+  if (!policy.ok()) return policy.status();
+  agent->policy_ = std::move(policy).value();
   if (Status s = agent->bind(); !s.ok()) return s;
   if (Status s = agent->startTree(); !s.ok()) return s;
   return agent;
@@ -98,6 +101,12 @@ Status Agent::bind() {
                                 " (is another agent running? choose another endpoint)");
     }
     endpoints_.push_back(socket_.get(zmq::sockopt::last_endpoint));
+    if (endpoint.rfind("ipc://", 0) == 0) {
+      // Every local user may connect (connecting needs write permission on the
+      // socket): who may say what is the namespace policy's job, by uid.
+      std::error_code ec;
+      std::filesystem::permissions(endpoint.substr(6), std::filesystem::perms(0666), ec);
+    }
   }
   if (endpoints_.empty()) {
     return invalidArgument("no endpoint to listen on: set --ipc-endpoint and/or --tcp-endpoint");
@@ -184,6 +193,7 @@ void Agent::run() {
       forgetDepartedPublishers(now);
       history_.prune(now);
       updateMetrics();
+      if (reload_policy_.exchange(false)) reloadPolicy();
       next_housekeeping = now + std::chrono::milliseconds(100);
     }
     for (const auto& id : doomed_) removeSession(id, "its socket is gone");
@@ -300,6 +310,8 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->client_instance = hello.client_instance();
   session->publisher_key = publisher_key;
   session->peer = peer;
+  session->principal.peer = peer;
+  applyPolicy(*session);
   session->last_seen = std::chrono::steady_clock::now();
   session->connected_at = std::chrono::system_clock::now();
   KnownPublisher& known = known_publishers_[publisher_key];

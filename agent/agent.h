@@ -21,6 +21,7 @@
 #include "agent/client_session.h"
 #include "agent/config.h"
 #include "agent/event_history.h"
+#include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
@@ -44,6 +45,9 @@ class Agent : private tree::TreeHost {
   // the agent vanish and reconnect to its successor.
   void run();
   void requestStop() { stop_.store(true); }
+  // Re-reads --policy-file on the loop's next housekeeping turn (signal-safe).
+  // A policy that does not parse is logged and the current one kept.
+  void requestPolicyReload() { reload_policy_.store(true); }
 
   // Endpoints actually bound (port 0 resolved), e.g. "tcp://127.0.0.1:40123".
   const std::vector<std::string>& endpoints() const { return endpoints_; }
@@ -71,6 +75,10 @@ class Agent : private tree::TreeHost {
   bool trySend(const std::string& routing_id, const std::string& frame);
   void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
+  // agent_policy.cc: the namespace policy.
+  void applyPolicy(ClientSession& session);
+  bool mayReceive(ClientSession& session, const std::string& event_space);
+  void reloadPolicy();
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
@@ -111,6 +119,8 @@ class Agent : private tree::TreeHost {
   zmq::socket_t socket_;
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> reload_policy_{false};
+  NamespacePolicy policy_;
   std::chrono::steady_clock::time_point started_;
   uint64_t next_session_ = 1;
 

@@ -96,6 +96,15 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
                              " is not this client's event space " + session.event_space);
     }
   }
+  if (!session.may_publish) {
+    metrics_.refused(AgentMetrics::Refusal::kPublishPolicy);
+    return Status(Code::kPermissionDenied,
+                  "publishing into " + session.event_space + " is not allowed for " +
+                      (session.peer ? "uid " + std::to_string(session.peer->uid) : "a remote client") +
+                      ": this agent's namespace policy lets only '" +
+                      policy_.whoMay(NamespacePolicy::Action::kPublish, session.event_space) +
+                      "' publish there (docs/SECURITY.md); publish under a namespace of your own");
+  }
   auto declared = session.declared.find(event.event_name());
   if (declared == session.declared.end()) {
     Result<std::string> name = normalizeEventName(event.event_name());
@@ -161,6 +170,10 @@ void Agent::route(const RoutedEventPtr& routed) {
     ids.clear();
     for (const auto& [id, sub] : session->subscriptions) {
       if (sub.filter.matches(event)) ids.push_back(id);
+    }
+    if (!ids.empty() && !mayReceive(*session, event.event_space())) {
+      metrics_.events(event.event_space(), event.severity()).withheld->inc();
+      continue;
     }
     if (session.get() == inbox_owner) ids.push_back(kResponseInbox);
     if (!ids.empty()) enqueueDelivery(*session, routed, ids);

@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "agent/namespace_policy.h"
 #include "agent/outbound_queue.h"
 #include "agent/peer_credentials.h"
 #include "client/filter.h"
@@ -33,6 +34,9 @@ struct ClientSession {
   uint32_t client_instance = 0;
   std::string publisher_key;  // EventId::publisherKey() of this client's events
   std::optional<PeerCredentials> peer;
+  Principal principal;     // who the namespace policy sees
+  bool may_publish = true;  // into event_space, by the policy (recomputed on reload)
+  std::unordered_map<std::string, bool> may_receive;  // namespace -> subscribe policy, cached
   std::unordered_map<std::string, proto::Severity> declared;  // event name -> severity
   std::map<uint32_t, Subscription> subscriptions;
 

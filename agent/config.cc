@@ -50,6 +50,9 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
                  "Namespaces with their own metric labels; later ones are counted as '_other'")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
+  app.add_option("--policy-file", c.policy_file,
+                 "Namespace policy: who may publish into and subscribe to which namespaces "
+                 "(docs/SECURITY.md); default: the embedded policy");
   app.add_option("--tree-seeds", c.tree_seeds,
                  "Agents (tcp://host:port) to join the tree through, comma-separated; "
                  "none: found a tree")

@@ -34,6 +34,8 @@ struct AgentConfig {
   // Prometheus metrics over HTTP, "host:port" (docs/METRICS.md); "" = off.
   std::string metrics_listen;
   uint32_t metrics_max_namespaces = 64;  // distinct namespace label values; the rest are "_other"
+  // Who may publish/subscribe where (docs/SECURITY.md); "" = the embedded default.
+  std::string policy_file;
 
   // The tree of agents (needs the TCP endpoint). Seeds: agents to join through;
   // none means this agent founds a tree that others join.

@@ -1,0 +1,45 @@
+// The agent's side of the namespace policy: what a session may do, decided at
+// Hello and again after a reload; subscriptions are filtered per namespace.
+#include <spdlog/spdlog.h>
+
+#include "agent/agent.h"
+
+namespace ftb::agent {
+
+void Agent::applyPolicy(ClientSession& session) {
+  if (session.principal.peer && policy_.needsGroups() && session.principal.groups.empty()) {
+    session.principal.groups = groupsOf(session.principal.peer->uid);
+  }
+  session.may_publish =
+      policy_.allows(NamespacePolicy::Action::kPublish, session.event_space, session.principal);
+  session.may_receive.clear();
+}
+
+bool Agent::mayReceive(ClientSession& session, const std::string& event_space) {
+  if (policy_.openToAll(NamespacePolicy::Action::kSubscribe)) return true;
+  auto [it, fresh] = session.may_receive.try_emplace(event_space, false);
+  if (fresh) {
+    it->second = policy_.allows(NamespacePolicy::Action::kSubscribe, event_space, session.principal);
+    if (!it->second) {
+      log_.warn("policy-subscribe", "client '{}' ({}) may not receive events of {}: withheld by the "
+                "namespace policy", session.client_name,
+                session.peer ? "uid " + std::to_string(session.peer->uid) : std::string("remote"),
+                event_space);
+    }
+  }
+  return it->second;
+}
+
+void Agent::reloadPolicy() {
+  auto policy = NamespacePolicy::load(config_.policy_file);
+  if (!policy.ok()) {
+    spdlog::error("namespace policy not reloaded, the current one stays: {}", policy.status().message());
+    return;
+  }
+  policy_ = std::move(policy).value();
+  for (auto& [id, s] : sessions_) applyPolicy(*s);
+  spdlog::info("namespace policy reloaded from {}",
+               config_.policy_file.empty() ? "the embedded default" : config_.policy_file);
+}
+
+}  // namespace ftb::agent
