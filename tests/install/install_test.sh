@@ -2,7 +2,9 @@
 # deploy/install.sh puts a usable ftb under a prefix: a program written for
 # CIFTS FTB 0.6.2 compiles with the installed headers, links through the
 # installed pkg-config file against libftb.so and against libftb.a, and
-# exchanges an event through the installed ftb-agent.
+# exchanges an event through the installed ftb-agent; so does a C++ program
+# built against the installed SDK (pkg-config ftb-cpp). Units and configuration
+# land where the units say.
 set -euo pipefail
 root="${TEST_SRCDIR}/ftb"
 work=$(mktemp -d /tmp/ftb-install-XXXXXX)
@@ -16,8 +18,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 prefix="$work/prefix"
 bash "$root/deploy/install.sh" --from "$root" --prefix "$prefix"
-for f in bin/ftb-agent bin/ftbctl lib/libftb.so lib/libftb.a include/libftb.h include/ftb_def.h \
-         include/ftb_client_lib_defs.h lib/pkgconfig/ftb.pc etc/ftb/ftb-agent.conf.example; do
+for f in bin/ftb-agent bin/ftbctl bin/ftb-ipmi bin/ftb-ib lib/libftb.so lib/libftb.a include/libftb.h \
+         include/ftb_def.h include/ftb_client_lib_defs.h lib/pkgconfig/ftb.pc etc/ftb/ftb-agent.conf.example \
+         etc/ftb/ftb-agent.conf lib/libftb-cpp.a include/ftb/client/client.h lib/pkgconfig/ftb-cpp.pc \
+         lib/systemd/system/ftb-agent.service lib/systemd/system/ftb-ipmi.service \
+         lib/systemd/system/ftb-ib.service; do
   [[ -e "$prefix/$f" ]] || fail "install did not create $f"
 done
 
@@ -35,6 +40,14 @@ static_libs=$(pkg-config --static --libs-only-l ftb | sed 's/-lftb//')
 # shellcheck disable=SC2046,SC2086
 gcc -std=c99 -Wall -Werror $sanitize -o "$work/classic_static" "$src" $(pkg-config --cflags ftb) \
   "$prefix/lib/libftb.a" $static_libs
+# The C++ SDK, the same way.
+[[ "$(pkg-config --modversion ftb-cpp)" == "$(pkg-config --modversion ftb)" ]] || fail "ftb-cpp.pc version differs"
+# shellcheck disable=SC2046
+g++ -std=c++20 -Wall -Werror $sanitize -o "$work/sdk_program" "$root/tests/install/sdk_program.cc" \
+  $(pkg-config --cflags --libs ftb-cpp)
+# Units name the installed binaries and configuration.
+grep -q "^ExecStart=$prefix/bin/ftb-agent --config $prefix/etc/ftb/ftb-agent.conf\$" \
+  "$prefix/lib/systemd/system/ftb-agent.service" || fail "ftb-agent.service does not point into $prefix"
 # grep -c reads everything: with pipefail, an early-exiting grep -q would fail the pipe.
 [[ $(ldd "$work/classic_static" | grep -c libftb) -eq 0 ]] || fail "classic_static still needs libftb.so"
 
@@ -49,6 +62,8 @@ out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/classic_shared") || fail "shared buil
 [[ "$out" == "received hello from 0.6.2 code" ]] || fail "shared build printed '$out'"
 out=$("$work/classic_static") || fail "static build exited $?"
 [[ "$out" == "received hello from 0.6.2 code" ]] || fail "static build printed '$out'"
+out=$("$work/sdk_program") || fail "the C++ SDK program exited $?"
+[[ "$out" == "received hello from the installed SDK" ]] || fail "the C++ SDK program printed '$out'"
 [[ $("$prefix/bin/ftbctl" --agent "$FTB_AGENT_ENDPOINT" history --json | grep -c CLASSIC_EVENT) -gt 0 ]] \
   || fail "the installed ftbctl does not see the event in the agent's history"
 echo "install test passed"
