@@ -51,6 +51,7 @@ Status Launcher::launch() {
   spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
   if (!launch_corr_.empty()) spec.env["FTB_CORR_ID"] = launch_corr_;
   restored_.clear();
+  computing_ = attempt_ == 0;  // a relaunch computes once every rank has restored
   if (Status s = job_.start(spec); !s.ok()) return s;
   publishNodeStates(launch_corr_);
   jobState(attempt_ == 0 ? "launched" : "relaunched", launch_corr_, " on " + spec.host_list);
@@ -69,7 +70,9 @@ int Launcher::run() {
     if (auto event = channel_.next(milliseconds(50))) handle(*event);
     const auto now = steady_clock::now();
     if (checkpoint_ && now > checkpoint_->deadline) finishCheckpoint(true);
-    if (options_.checkpoint_every_s > 0 && now > next_timer_checkpoint_ && !checkpoint_) {
+    // Timer checkpoints only while the ranks compute (not during a relaunch).
+    if (options_.checkpoint_every_s > 0 && now > next_timer_checkpoint_ && !checkpoint_ && computing_ &&
+        !recovery_) {
       next_timer_checkpoint_ = now + std::chrono::seconds(options_.checkpoint_every_s);
       const std::string corr = options_.job_id + "-T" + std::to_string(++timer_checkpoints_);
       (void)channel_.publish("FTB_DECISION", "timer checkpoint",
@@ -126,7 +129,10 @@ void Launcher::handleRuntime(const Event& event) {
   }
   if (name == "FTB_RESTART_DONE" && !launch_corr_.empty() && corr == launch_corr_) {
     restored_.insert(std::atoi(tag(event, "rank").c_str()));
-    if (static_cast<int>(restored_.size()) == table_.rankCount()) jobState("running", launch_corr_, " again");
+    if (static_cast<int>(restored_.size()) == table_.rankCount()) {
+      computing_ = true;
+      jobState("running", launch_corr_, " again");
+    }
   }
   if (name == "FTB_RESTART_FAILED") spdlog::error("rank {} cannot restore: {}", tag(event, "rank"), event.payload);
 }
