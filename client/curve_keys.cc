@@ -1,0 +1,116 @@
+#include "client/curve_keys.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace ftb::curve {
+namespace {
+
+constexpr std::size_t kZ85KeyLength = 40;
+
+// The first word of each non-comment line.
+std::vector<std::string> keyLines(std::istream& in) {
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string word;
+    if (words >> word) out.push_back(word);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool isKey(const std::string& z85) {
+  if (z85.size() != kZ85KeyLength) return false;
+  uint8_t raw[32];
+  return zmq_z85_decode(raw, z85.c_str()) != nullptr;
+}
+
+Result<KeyPair> generateKeyPair() {
+  char pub[kZ85KeyLength + 1] = {}, sec[kZ85KeyLength + 1] = {};
+  if (zmq_curve_keypair(pub, sec) != 0) {
+    return failedPrecondition(std::string("cannot generate a Curve key pair: ") +
+                              zmq_strerror(zmq_errno()) + " (libzmq built without CURVE?)");
+  }
+  return KeyPair{pub, sec};
+}
+
+Result<std::string> publicKeyOf(const std::string& secret) {
+  char pub[kZ85KeyLength + 1] = {};
+  if (!isKey(secret) || zmq_curve_public(pub, secret.c_str()) != 0) {
+    return invalidArgument("not a Curve secret key (40 Z85 characters, as ftbctl keygen writes)");
+  }
+  return std::string(pub);
+}
+
+Result<std::string> loadSecretKeyFile(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    return failedPrecondition("cannot read Curve key file " + path + ": " + std::strerror(errno) +
+                              " (create it with ftbctl keygen)");
+  }
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    return Status(Code::kPermissionDenied, "Curve key file " + path + " is owned by uid " +
+                                               std::to_string(st.st_uid) +
+                                               "; it must belong to root (chown root " + path + ")");
+  }
+  if ((st.st_mode & 077) != 0) {
+    return Status(Code::kPermissionDenied,
+                  "Curve key file " + path + " is readable by others than its owner (mode " +
+                      std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+                      std::to_string(st.st_mode & 7) + "); run chmod 600 " + path);
+  }
+  std::ifstream in(path);
+  if (!in) return failedPrecondition("cannot read Curve key file " + path);
+  const auto lines = keyLines(in);
+  if (lines.empty() || !isKey(lines.front())) {
+    return invalidArgument("Curve key file " + path +
+                           " holds no secret key (40 Z85 characters on its first line)");
+  }
+  return lines.front();
+}
+
+Result<std::set<std::string>> loadAuthorizedKeys(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return failedPrecondition("cannot read authorized keys file " + path);
+  std::set<std::string> keys;
+  for (const std::string& key : keyLines(in)) {
+    if (!isKey(key)) {
+      return invalidArgument("authorized keys file " + path + ": '" + key +
+                             "' is not a Curve public key (40 Z85 characters)");
+    }
+    keys.insert(key);
+  }
+  return keys;
+}
+
+Status writeKeyFiles(const KeyPair& pair, const std::string& base) {
+  const std::string secret_path = base + ".key", public_path = base + ".pub";
+  const mode_t old_umask = ::umask(077);  // the secret is never readable by others, not even briefly
+  {
+    std::ofstream out(secret_path, std::ios::trunc);
+    out << "# ftb Curve secret key: keep it readable by root only\n" << pair.secret_key << "\n";
+    if (!out) {
+      ::umask(old_umask);
+      return failedPrecondition("cannot write " + secret_path);
+    }
+  }
+  ::umask(old_umask);
+  ::chmod(secret_path.c_str(), 0600);
+  std::ofstream out(public_path, std::ios::trunc);
+  out << pair.public_key << "\n";
+  if (!out) return failedPrecondition("cannot write " + public_path);
+  ::chmod(public_path.c_str(), 0644);
+  return {};
+}
+
+}  // namespace ftb::curve
