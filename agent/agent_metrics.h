@@ -46,6 +46,7 @@ class AgentMetrics {
   // Counters kept elsewhere (proto::Counters, tree stats) are mirrored here by
   // the housekeeping turn: the counter is raised to `total`.
   static void sync(metrics::Counter& counter, uint64_t total);
+  void syncCurveRefusals(uint64_t total) { sync(refusals_.labels({"curve_auth"}), total); }
 
   metrics::Gauge& clients;
   metrics::Gauge& subscriptions;

@@ -53,6 +53,15 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
   app.add_option("--policy-file", c.policy_file,
                  "Namespace policy: who may publish into and subscribe to which namespaces "
                  "(docs/SECURITY.md); default: the embedded policy");
+  app.add_option("--curve-key-file", c.curve_key_file,
+                 "CurveZMQ secret key (ftbctl keygen; mode 600, owned by root): encrypts and "
+                 "authenticates the TCP endpoint and tree links; empty: off");
+  app.add_option("--curve-server-key", c.curve_server_key,
+                 "Z85 public key of the other agents' TCP endpoints (default: this agent's own, "
+                 "for a cluster sharing one key pair)");
+  app.add_option("--curve-authorized-keys", c.curve_authorized_keys,
+                 "File of Curve public keys (one per line) allowed to connect over TCP, agents "
+                 "and remote clients (default: only this agent's own public key)");
   app.add_option("--tree-seeds", c.tree_seeds,
                  "Agents (tcp://host:port) to join the tree through, comma-separated; "
                  "none: found a tree")

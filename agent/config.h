@@ -36,6 +36,10 @@ struct AgentConfig {
   uint32_t metrics_max_namespaces = 64;  // distinct namespace label values; the rest are "_other"
   // Who may publish/subscribe where (docs/SECURITY.md); "" = the embedded default.
   std::string policy_file;
+  // CurveZMQ on the TCP endpoint and tree links (docs/SECURITY.md); "" = off.
+  std::string curve_key_file;         // this agent's secret key (a root-only file)
+  std::string curve_server_key;       // Z85 public key of the agents' TCP endpoints; "" = our own
+  std::string curve_authorized_keys;  // file of public keys that may connect; "" = our own only
 
   // The tree of agents (needs the TCP endpoint). Seeds: agents to join through;
   // none means this agent founds a tree that others join.

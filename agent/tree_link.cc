@@ -10,8 +10,9 @@ constexpr auto kIdleClose = std::chrono::seconds(30);
 
 }  // namespace
 
-ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames)
-    : context_(context), max_backlog_frames_(max_backlog_frames) {}
+ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames,
+                                   std::optional<CurveClientKeys> curve)
+    : context_(context), max_backlog_frames_(max_backlog_frames), curve_(std::move(curve)) {}
 
 ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   auto& slot = peers_[address];
@@ -23,6 +24,11 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
     s.set(zmq::sockopt::reconnect_ivl, 100);
     s.set(zmq::sockopt::reconnect_ivl_max, 1000);
     try {
+      if (curve_) {
+        s.set(zmq::sockopt::curve_serverkey, curve_->server_public);
+        s.set(zmq::sockopt::curve_publickey, curve_->public_key);
+        s.set(zmq::sockopt::curve_secretkey, curve_->secret_key);
+      }
       s.connect(address);
     } catch (const zmq::error_t& e) {
       log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, e.what());

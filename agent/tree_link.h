@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <zmq.hpp>
@@ -21,9 +22,18 @@
 
 namespace ftb::agent {
 
+// CurveZMQ on links to peers: this agent's key pair and the agents' server key.
+struct CurveClientKeys {
+  std::string server_public;  // Z85
+  std::string public_key;
+  std::string secret_key;
+};
+
 class ZmqTreeTransport : public tree::TreeTransport {
  public:
-  ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames);
+  // `curve` set: every link is encrypted and authenticated with these keys.
+  ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames,
+                   std::optional<CurveClientKeys> curve = std::nullopt);
 
   void send(const std::string& to, tree::TreeMessage message) override;
   void forget(const std::string& to) override;
@@ -45,6 +55,7 @@ class ZmqTreeTransport : public tree::TreeTransport {
 
   zmq::context_t& context_;
   std::size_t max_backlog_frames_;
+  std::optional<CurveClientKeys> curve_;
   std::map<std::string, std::unique_ptr<Peer>> peers_;
   uint64_t frames_dropped_ = 0;
   RateLimitedLog log_;
