@@ -57,6 +57,13 @@ struct ClientOptions {
   // callbacks waiting to run; overflow is counted and reported by a kMissed
   // notification, never dropped silently.
   std::size_t poll_queue_events = 1 << 17;
+  // CurveZMQ, for a tcp:// agent that requires it (docs/SECURITY.md): the
+  // agent's public key and this client's key pair, Z85 (ftbctl keygen). The
+  // agent must list curve_public_key among its authorized keys; otherwise
+  // connect() fails with kUnavailable. Empty: no Curve. Ignored for ipc://.
+  std::string curve_server_key;
+  std::string curve_public_key;
+  std::string curve_secret_key;
 };
 
 // What a subscription receives: an event, or a notice that `missed` events

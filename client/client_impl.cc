@@ -48,6 +48,13 @@ Status ClientImpl::start() {
   Result<std::string> space = normalizeEventSpace(options_.event_space);
   if (!space.ok()) return space.status();
   if (options_.client_name.empty()) return invalidArgument("client_name is empty");
+  if (!options_.curve_server_key.empty() &&
+      (options_.curve_server_key.size() != 40 || options_.curve_public_key.size() != 40 ||
+       options_.curve_secret_key.size() != 40)) {
+    return invalidArgument(
+        "curve_server_key, curve_public_key and curve_secret_key must all be 40-character Z85 "
+        "keys (ftbctl keygen)");
+  }
   event_space_ = *space;
   EventId me = fromProto([&] {
     proto::EventId id;

@@ -32,6 +32,11 @@ void ClientImpl::openSocket() {
   socket_->set(zmq::sockopt::reconnect_ivl_max, 1000);
   socket_->set(zmq::sockopt::sndhwm, 1000);
   socket_->set(zmq::sockopt::rcvhwm, 100000);
+  if (!options_.curve_server_key.empty() && endpoint_.rfind("tcp://", 0) == 0) {
+    socket_->set(zmq::sockopt::curve_serverkey, options_.curve_server_key);
+    socket_->set(zmq::sockopt::curve_publickey, options_.curve_public_key);
+    socket_->set(zmq::sockopt::curve_secretkey, options_.curve_secret_key);
+  }
   static std::atomic<uint64_t> monitors{0};
   const std::string monitor_endpoint =
       "inproc://ftb-client-monitor-" + std::to_string(monitors.fetch_add(1));
