@@ -53,6 +53,7 @@ Result<Request> parseRequest(const Event& event) {
     return notFound(event.event_name + " is not a request to the checkpoint runtime");
   }
   std::string level = tag("level");
+  r.level_tag = !level.empty();
   if (!level.empty() && level != "auto") {
     auto l = parseLevel(level);
     if (!l) return invalidArgument(event.event_name + ": tag " + l.status().message());

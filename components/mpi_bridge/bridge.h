@@ -28,7 +28,8 @@ enum class RequestKind { kCheckpoint, kMigrate, kStop };
 struct Request {
   RequestKind kind = RequestKind::kCheckpoint;
   std::string corr;
-  std::optional<Level> level;  // kCheckpoint: none = configured ("auto"); kStop: none = no checkpoint
+  std::optional<Level> level;  // none = the configured level ("auto" or no tag)
+  bool level_tag = false;      // kStop checkpoints only if the request has a level tag
   std::string source;          // kMigrate
   Event event;                 // what respond() answers
 };

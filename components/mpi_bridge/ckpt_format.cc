@@ -36,7 +36,7 @@ class Reader {
 }  // namespace
 
 std::size_t metaBytes(std::size_t world, std::size_t group, std::size_t sections) {
-  return 8 * (8 + world + 2 * group + 5 * sections);
+  return 8 * (9 + world + 2 * group + 5 * sections);
 }
 
 std::vector<uint8_t> encodeMeta(const CkptMeta& m) {

@@ -149,6 +149,7 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
 
   // Meta last, then the complete mark.
   auto meta_bytes = encodeMeta(meta);
+  if (meta_bytes.size() != meta_size) return internalError("checkpoint meta size mismatch (a bug)");
   std::memcpy(file + sizeof header, meta_bytes.data(), meta_bytes.size());
   header.meta_bytes = meta_bytes.size();
   header.meta_crc = crc32c(meta_bytes.data(), meta_bytes.size());

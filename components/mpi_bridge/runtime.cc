@@ -237,7 +237,7 @@ class RuntimeImpl : public Runtime {
                    : r.kind == RequestKind::kMigrate  ? Action::kMigrate
                                                       : Action::kStop;
           a.level = r.level ? static_cast<int32_t>(*r.level) : 0;
-          a.has_level = r.level.has_value();
+          a.has_level = r.level_tag;
           copyField(a.key, sizeof a.key, r.event.id.toString());
           copyField(a.corr, sizeof a.corr, r.corr);
           copyField(a.source, sizeof a.source, r.source);

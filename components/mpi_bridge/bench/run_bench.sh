@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The mpi_bridge benchmark: checkpoint/restart throughput per level against
+# memcpy (ckpt_bench), then the stencil's overhead with a checkpoint every N
+# iterations. Figures only; nothing is asserted.
+#   bazel run //components/mpi_bridge/bench:run_bench -- [ranks] [MiB per rank]
+set -euo pipefail
+ranks=${1:-4}
+mib=${2:-64}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${RUNFILES_DIR:-$0.runfiles}/ftb/components/mpi_bridge
+[[ -x $bin/bench/ckpt_bench ]] || bin=$here/..
+map=$(for ((r = 0; r < ranks; r++)); do printf 'n%d,' $((r % 2)); done)
+map=${map%,}
+flush=$(mktemp -d /tmp/ftbckpt-bench-XXXXXX)
+trap 'rm -rf "$flush"' EXIT
+export OMPI_MCA_rmaps_base_oversubscribe=1 TMPDIR=/tmp
+mpi() { mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$ranks" -x FTBCKPT_NODE_MAP="$map" "$@"; }
+
+echo "== checkpoint and restart throughput ($ranks ranks on 2 nodes, $(nproc) cores)"
+mpi -x FTBCKPT_FLUSH_DIR="$flush" -x FTBCKPT_GROUP_SIZE=4 -x FTBCKPT_RS_M=1 "$bin/bench/ckpt_bench" "$mib" 3
+
+echo "== stencil overhead (1024 x 512 doubles per rank, 200 iterations)"
+stencil() {
+  local start end
+  start=$(date +%s.%N)
+  mpi -x FTB_JOB_ID=BENCHST -x FTBCKPT_AGENT=0 -x FTBCKPT_LEVEL="$1" "$bin/examples/stencil" \
+    --nx 1024 --ny 512 --iterations 200 --checkpoint-every "$2" > /dev/null
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN { print b - a }' 
+}
+base=$(stencil L1 0)
+printf '%-28s %8.2f s\n' "no checkpoint" "$base"
+for level in L1 L3 L4; do
+  for every in 50 10; do
+    t=$(stencil "$level" "$every")
+    printf '%-28s %8.2f s  overhead %5.1f %%\n' "$level every $every iterations" "$t" "$(awk -v t="$t" -v b="$base" 'BEGIN { print (t - b) * 100 / b }')"
+  done
+done

@@ -1,0 +1,197 @@
+// The event path with a real ftb-agent and ftbctl: a checkpoint requested in
+// FTB.JL.<job> is answered by every rank with FTB_CHECKPOINT_DONE, and a
+// migration moves the ranks of one node (checkpoint, exit 75, relaunch on the
+// target, FTB_RESTART_DONE) and the job still finishes with the right answer.
+#define BOOST_TEST_MODULE mpi_bridge_events
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "client/client.h"
+#include "client/control_client.h"
+#include "components/mpi_bridge/testing/mpi_job.h"
+#include "tests/support/agent_process.h"
+#include "tests/support/test_clients.h"
+
+using namespace std::chrono_literals;
+using ftb::mpi_bridge::testing::MpiJob;
+using ftb::mpi_bridge::testing::MpiRun;
+using ftb::testing::AgentProcess;
+using ftb::testing::runfile;
+
+namespace {
+
+const std::vector<std::string> kArgs = {"--nx", "64", "--ny", "32", "--iterations", "150", "--iteration-ms", "20"};
+
+MpiJob stencil(const std::string& id) {
+  MpiJob job(id, runfile("components/mpi_bridge/examples/stencil"));
+  job.setEnv("FTBCKPT_LEVEL", "L2");
+  return job;
+}
+
+std::string result(const MpiRun& run) {
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_REQUIRE_EQUAL(run.exit_code, 0);
+  return run.lineWith("RESULT ");
+}
+
+std::string failureFree() {
+  auto job = stencil("EV_BASE");
+  job.setEnv("FTBCKPT_AGENT", "0");
+  return result(job.run({"n0", "n1", "n0", "n1"}, kArgs));
+}
+
+// Runs ftbctl and returns its stdout (the published event id).
+std::string ftbctl(const AgentProcess& agent, const std::string& args) {
+  std::string cmd = runfile("cli/ftbctl") + " --agent " + agent.ipcEndpoint() + " " + args;
+  FILE* p = popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(p);
+  std::string out;
+  std::array<char, 256> buf;
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  BOOST_REQUIRE_EQUAL(pclose(p), 0);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// Waits until `n` ranks of `job` are connected in FTB.MPI.FTBCKPT and subscribed.
+void awaitRanks(const AgentProcess& agent, const std::string& job, int n) {
+  auto control = ftb::ControlClient::connect(agent.ipcEndpoint());
+  BOOST_REQUIRE(control);
+  bool ok = ftb::testing::waitFor(
+      [&] {
+        auto clients = control->clients(1000ms);
+        if (!clients) return false;
+        int ranks = 0;
+        for (const auto& c : clients->clients()) {
+          ranks += c.event_space() == "FTB.MPI.FTBCKPT" && c.job_id() == job && c.subscriptions_size() > 0;
+        }
+        return ranks == n;
+      },
+      20s);
+  BOOST_REQUIRE_MESSAGE(ok, n << " ranks of " << job << " never connected");
+}
+
+// Collects events of the runtime until `done` says enough or the deadline passes.
+std::vector<ftb::Event> collect(ftb::Client& client, ftb::SubscriptionId sub,
+                                const std::function<bool(const std::vector<ftb::Event>&)>& done,
+                                std::chrono::seconds deadline = 20s) {
+  std::vector<ftb::Event> events;
+  const auto end = std::chrono::steady_clock::now() + deadline;
+  while (!done(events) && std::chrono::steady_clock::now() < end) {
+    auto n = client.poll(sub, 100ms);
+    if (n.ok() && n->has_value() && (*n)->kind == ftb::Notification::Kind::kEvent) events.push_back((*n)->event);
+  }
+  return events;
+}
+
+std::vector<ftb::Event> named(const std::vector<ftb::Event>& events, const std::string& name) {
+  std::vector<ftb::Event> out;
+  for (const auto& e : events) {
+    if (e.event_name == name) out.push_back(e);
+  }
+  return out;
+}
+
+struct Watcher {
+  explicit Watcher(const AgentProcess& agent)
+      : client(ftb::testing::connectOrFail(agent.ipcEndpoint(), "FTB.TEST.WATCH", "events_test")) {
+    auto s = client->subscribe({.filter = "event_space=FTB.MPI.FTBCKPT", .polling = true});
+    BOOST_REQUIRE(s);
+    sub = *s;
+  }
+  std::unique_ptr<ftb::Client> client;
+  ftb::SubscriptionId sub = 0;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_rank_answers_a_checkpoint_request) {
+  const std::string expected = failureFree();
+  AgentProcess agent;
+  Watcher watch(agent);
+  auto job = stencil("EV_CKPT");
+  job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
+  job.start({"n0", "n1", "n0", "n1"}, kArgs);
+  awaitRanks(agent, "EV_CKPT", 4);
+  const std::string request_id =
+      ftbctl(agent, "publish --space FTB.JL.EV_CKPT --name FTB_CHECKPOINT --severity info --job-id EV_CKPT"
+                    " --tag corr=C1 --tag level=L2");
+  auto events = collect(*watch.client, watch.sub,
+                        [](const auto& ev) { return named(ev, "FTB_CHECKPOINT_DONE").size() >= 4; });
+  auto done = named(events, "FTB_CHECKPOINT_DONE");
+  BOOST_REQUIRE_EQUAL(done.size(), 4u);
+  std::set<std::string> ranks;
+  for (const auto& e : done) {
+    ranks.insert(e.tags.at("rank"));
+    BOOST_CHECK(e.type == ftb::EventType::kResponse);
+    BOOST_REQUIRE(e.response_to.has_value());
+    BOOST_CHECK_EQUAL(e.response_to->toString(), request_id);
+    BOOST_CHECK_EQUAL(e.tags.at("corr"), "C1");
+    BOOST_CHECK_EQUAL(e.tags.at("level"), "L2");
+    BOOST_CHECK_GT(std::stoull(e.tags.at("bytes")), 64u * 32 * 8);
+    BOOST_CHECK(e.payload.find("corr=C1") != std::string::npos);
+  }
+  BOOST_CHECK((ranks == std::set<std::string>{"0", "1", "2", "3"}));
+  BOOST_CHECK_EQUAL(result(job.finish()), expected);
+}
+
+BOOST_AUTO_TEST_CASE(a_migration_moves_the_ranks_of_a_node) {
+  const std::string expected = failureFree();
+  AgentProcess agent;
+  Watcher watch(agent);
+  auto job = stencil("EV_MIG");
+  job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
+  job.start({"n0", "n1", "n0", "n1"}, kArgs);
+  awaitRanks(agent, "EV_MIG", 4);
+  ftbctl(agent, "publish --space FTB.JL.EV_MIG --name FTB_MIGRATE --severity warning --job-id EV_MIG"
+                " --tag corr=M1 --tag source=n1");
+  MpiRun first = job.finish();
+  BOOST_TEST_INFO("mpirun output:\n" << first.output);
+  BOOST_REQUIRE_EQUAL(first.exit_code, 75);  // relaunch me
+  BOOST_REQUIRE(first.lineWith("RESULT ").empty());
+  auto events = collect(*watch.client, watch.sub, [](const auto& ev) {
+    return named(ev, "FTB_CHECKPOINT_DONE").size() >= 4 && named(ev, "FTB_MIGRATE_PIC").size() >= 1;
+  });
+  BOOST_REQUIRE_EQUAL(named(events, "FTB_CHECKPOINT_DONE").size(), 4u);
+  auto pic = named(events, "FTB_MIGRATE_PIC");
+  BOOST_REQUIRE_EQUAL(pic.size(), 1u);
+  BOOST_CHECK_EQUAL(pic[0].tags.at("ranks"), "1,3");
+  BOOST_CHECK_EQUAL(pic[0].tags.at("source"), "n1");
+  BOOST_CHECK_EQUAL(pic[0].tags.at("corr"), "M1");
+
+  // The launcher's part: the ranks of n1 restart on n2, the job learns its corr.
+  job.setEnv("FTB_CORR_ID", "M1");
+  MpiRun second = job.run({"n0", "n2", "n0", "n2"}, kArgs);
+  BOOST_CHECK_EQUAL(result(second), expected);
+  BOOST_CHECK(second.lineWith("stencil: resumed at iteration 0").empty());
+  BOOST_CHECK(!second.lineWith("stencil: resumed at iteration").empty());
+  auto restarts = named(collect(*watch.client, watch.sub,
+                                [](const auto& ev) { return named(ev, "FTB_RESTART_DONE").size() >= 4; }),
+                        "FTB_RESTART_DONE");
+  BOOST_REQUIRE_EQUAL(restarts.size(), 4u);
+  std::map<std::string, std::string> rebuilt;
+  for (const auto& e : restarts) {
+    BOOST_CHECK_EQUAL(e.tags.at("corr"), "M1");
+    rebuilt[e.tags.at("rank")] = e.tags.at("level") + "/" + e.tags.at("rebuilt");
+  }
+  BOOST_CHECK_EQUAL(rebuilt["0"], "L1/none");
+  BOOST_CHECK_EQUAL(rebuilt["1"], "L2/partner");
+  BOOST_CHECK_EQUAL(rebuilt["2"], "L1/none");
+  BOOST_CHECK_EQUAL(rebuilt["3"], "L2/partner");
+}
+
+BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
+  auto job = stencil("EV_NOAGENT");
+  job.setEnv("FTB_AGENT_ENDPOINT", "ipc:///tmp/ftbckpt-no-agent-here.sock");
+  job.setEnv("FTBCKPT_AGENT_TIMEOUT_MS", "200");
+  MpiRun run = job.run({"n0", "n1", "n0", "n1"}, {"--nx", "64", "--ny", "32", "--iterations", "150",
+                                                  "--checkpoint-every", "25"});
+  BOOST_CHECK_EQUAL(result(run), failureFree());
+  std::size_t first = run.output.find("not connected to an ftb agent");
+  BOOST_CHECK(first != std::string::npos);
+  BOOST_CHECK(run.output.find("not connected to an ftb agent", first + 1) == std::string::npos);
+}

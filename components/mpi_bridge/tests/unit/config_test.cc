@@ -1,0 +1,98 @@
+#define BOOST_TEST_MODULE mpi_bridge_config
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+
+#include "components/mpi_bridge/bridge.h"
+#include "components/mpi_bridge/config.h"
+#include "components/mpi_bridge/ftbckpt.hpp"
+
+using namespace ftb::mpi_bridge;
+
+namespace {
+
+// Sets environment variables for one test and removes them afterwards.
+struct Env {
+  explicit Env(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    for (auto [k, v] : vars) {
+      setenv(k, v, 1);
+      keys.push_back(k);
+    }
+  }
+  ~Env() {
+    for (auto k : keys) unsetenv(k);
+  }
+  std::vector<const char*> keys;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(levels_parse) {
+  BOOST_CHECK(*parseLevel("L3") == Level::kL3);
+  BOOST_CHECK(*parseLevel("l5") == Level::kL5);
+  BOOST_CHECK(*parseLevel("2") == Level::kL2);
+  BOOST_CHECK(!parseLevel("L6").ok());
+  BOOST_CHECK(!parseLevel("").ok());
+}
+
+BOOST_AUTO_TEST_CASE(environment_is_read) {
+  Env env({{"FTB_JOB_ID", "J42"}, {"FTBCKPT_LEVEL", "L4"}, {"FTBCKPT_GROUP_SIZE", "6"}, {"FTBCKPT_RS_M", "3"},
+           {"FTBCKPT_DOMAIN_MAP", "n0=rackA,n1=rackA"}, {"FTBCKPT_NODE_MAP", "n0,n1,n2"}, {"FTBCKPT_MTBF", "60.5"}});
+  auto c = configFromEnvironment();
+  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
+  BOOST_CHECK_EQUAL(c->job_id, "J42");
+  BOOST_CHECK(c->level == Level::kL4);
+  BOOST_CHECK_EQUAL(c->group_size, 6);
+  BOOST_CHECK_EQUAL(c->rs_m, 3);
+  BOOST_CHECK_EQUAL(c->mtbf_seconds, 60.5);
+  BOOST_CHECK_EQUAL(c->domain_of_node.at("n1"), "rackA");
+  BOOST_CHECK_EQUAL(*nodeOfRank(*c, 2), "n2");
+  BOOST_CHECK(!nodeOfRank(*c, 3).ok());
+}
+
+BOOST_AUTO_TEST_CASE(bad_values_name_the_variable) {
+  for (auto [k, v] : {std::pair{"FTBCKPT_GROUP_SIZE", "1"}, {"FTBCKPT_LEVEL", "L9"}, {"FTBCKPT_INTERVAL", "-3"},
+                      {"FTB_JOB_ID", "a/b"}, {"FTBCKPT_DOMAIN_MAP", "n0"}, {"FTBCKPT_MIGRATE_LEVEL", "L1"}}) {
+    Env env({{k, v}});
+    auto c = configFromEnvironment();
+    BOOST_TEST_INFO(k << "=" << v);
+    BOOST_REQUIRE(!c.ok());
+    BOOST_CHECK(c.status().message().find(k) != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(requests_parse_from_tags_or_payload) {
+  ftb::Event e;
+  e.event_name = "FTB_CHECKPOINT";
+  e.tags = {{"corr", "C9"}, {"level", "L3"}};
+  auto r = parseRequest(e);
+  BOOST_REQUIRE(r.ok());
+  BOOST_CHECK(r->kind == RequestKind::kCheckpoint);
+  BOOST_CHECK(*r->level == Level::kL3);
+  BOOST_CHECK_EQUAL(r->corr, "C9");
+
+  e.event_name = "FTB_MIGRATE";
+  e.tags.clear();
+  e.payload = "move away corr=M2 source=node7";
+  r = parseRequest(e);
+  BOOST_REQUIRE(r.ok());
+  BOOST_CHECK_EQUAL(r->source, "node7");
+  BOOST_CHECK_EQUAL(r->corr, "M2");
+
+  e.payload = "corr=M3";
+  BOOST_CHECK(parseRequest(e).status().code() == ftb::Code::kInvalidArgument);
+  e.event_name = "FTB_CHECKPOINT";
+  e.tags = {{"level", "L7"}};
+  BOOST_CHECK(parseRequest(e).status().code() == ftb::Code::kInvalidArgument);
+  e.event_name = "FTB_JOB_STATE";
+  BOOST_CHECK(parseRequest(e).status().code() == ftb::Code::kNotFound);
+}
+
+BOOST_AUTO_TEST_CASE(young_interval) {
+  BOOST_CHECK_CLOSE(youngInterval(2.0, 3600), 120.0, 1e-9);
+  BOOST_CHECK_EQUAL(youngInterval(0, 3600), 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(payload_repeats_the_tags) {
+  BOOST_CHECK_EQUAL(payloadOf("done", {{"corr", "C1"}, {"rank", "3"}}), "done corr=C1 rank=3");
+}
