@@ -68,5 +68,6 @@ Command addStatusCommand(CLI::App& app, const GlobalOptions& globals);
 Command addClientsCommand(CLI::App& app, const GlobalOptions& globals);
 Command addHistoryCommand(CLI::App& app, const GlobalOptions& globals);
 Command addTreeCommand(CLI::App& app, const GlobalOptions& globals);
+Command addKeygenCommand(CLI::App& app, const GlobalOptions& globals);
 
 }  // namespace ftb::cli

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
       addPublishCommand(app, globals), addWatchCommand(app, globals),
       addStatusCommand(app, globals),  addClientsCommand(app, globals),
       addHistoryCommand(app, globals), addTreeCommand(app, globals),
+      addKeygenCommand(app, globals),
   };
   for (const Command& c : commands) {
     c.app->footer(
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   // Also when the endpoint came from $FTB_AGENT_ENDPOINT rather than --agent.
-  if (ftb::Status s = ftb::ControlClient::checkEndpoint(globals.agent); !s.ok()) {
+  if (ftb::Status s = ftb::ControlClient::checkEndpoint(globals.agent);
+      !s.ok() && !commands.back().app->parsed()) {  // keygen needs no agent
     return fail("", kExitUsage, "--agent: " + s.message() + " (or set FTB_AGENT_ENDPOINT)");
   }
   for (const Command& c : commands) {

@@ -31,7 +31,9 @@ void printJson(const proto::StatusReply& s) {
   j.key("bad_frames").value(c.bad_frames());
   j.key("clients_connected_total").value(c.clients_connected_total());
   j.key("clients_expired").value(c.clients_expired());
+  j.key("auth_refused").value(c.auth_refused());
   j.endObject();
+  j.key("last_auth_refusal").value(s.last_auth_refusal());
   j.endObject();
   std::cout << j.str() << std::endl;
 }
@@ -56,6 +58,8 @@ void printTable(const proto::StatusReply& s) {
   t.addRow({"bad frames", std::to_string(c.bad_frames())});
   t.addRow({"clients connected (total)", std::to_string(c.clients_connected_total())});
   t.addRow({"clients expired", std::to_string(c.clients_expired())});
+  t.addRow({"auth refused (Curve)", std::to_string(c.auth_refused())});
+  if (!s.last_auth_refusal().empty()) t.addRow({"last auth refusal", printable(s.last_auth_refusal())});
   t.print(std::cout);
   std::cout.flush();
 }
