@@ -198,12 +198,14 @@ void Agent::run() {
     }
     for (const auto& id : doomed_) removeSession(id, "its socket is gone");
     doomed_.clear();
+    if (reload_.exchange(false)) reloadConfig();
     notifier_.feedWatchdog(now);  // only a loop that really turns keeps systemd's watchdog quiet
   }
   notifier_.stopping("shutting down");
+  if (tree_) tree_->flush();  // event batches built this turn
+  drainOnShutdown();
   if (tree_) {
     // Children and parent repair at once instead of waiting for a timeout.
-    tree_->flush();
     tree_->leave("the agent is shutting down");
     tree_transport_->flush(std::chrono::steady_clock::now());
   }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -34,6 +35,9 @@ namespace ftb::agent {
 
 // How long a publisher waits at most for the acknowledgement of an event.
 inline constexpr std::chrono::milliseconds kAckDelay{2};
+// How long a stopping agent keeps handing queued events to slow subscribers
+// and tree links (below the unit's TimeoutStopSec).
+inline constexpr std::chrono::milliseconds kShutdownDrain{5000};
 
 class Agent : private tree::TreeHost {
  public:
@@ -45,6 +49,13 @@ class Agent : private tree::TreeHost {
   // the agent vanish and reconnect to its successor.
   void run();
   void requestStop() { stop_.store(true); }
+  // Re-reads the configuration on the loop's next turn (signal-safe); see
+  // agent_lifecycle.cc for what changes at run time. The reloader returns the
+  // configuration as it is now (main.cc: the command line and --config file).
+  void requestReload() { reload_.store(true); }
+  void setConfigReloader(std::function<Result<AgentConfig>()> reloader) {
+    reloader_ = std::move(reloader);
+  }
   // Re-reads --policy-file on the loop's next housekeeping turn (signal-safe).
   // A policy that does not parse is logged and the current one kept.
   void requestPolicyReload() { reload_policy_.store(true); }
@@ -55,6 +66,10 @@ class Agent : private tree::TreeHost {
  private:
   explicit Agent(AgentConfig config);
   Status bind();
+
+  // agent_lifecycle.cc: SIGHUP and SIGTERM.
+  void reloadConfig();
+  void drainOnShutdown();
 
   // agent.cc: the loop, sessions and sending.
   void handleFrame(const std::string& routing_id, zmq::message_t& body);
@@ -119,6 +134,8 @@ class Agent : private tree::TreeHost {
   zmq::socket_t socket_;
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> reload_{false};
+  std::function<Result<AgentConfig>()> reloader_;
   std::atomic<bool> reload_policy_{false};
   NamespacePolicy policy_;
   std::chrono::steady_clock::time_point started_;

@@ -20,6 +20,12 @@ void EventHistory::add(const RoutedEventPtr& event) {
   events_.push_back({event->bytes, event->arrived});
 }
 
+void EventHistory::setLimits(std::size_t max_events, std::chrono::seconds max_age) {
+  max_events_ = max_events;
+  max_age_ = max_age;
+  while (events_.size() > max_events_) events_.pop_front();
+}
+
 void EventHistory::prune(std::chrono::steady_clock::time_point now) {
   while (!events_.empty() && now - events_.front().arrived > max_age_) events_.pop_front();
 }

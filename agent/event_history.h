@@ -33,6 +33,8 @@ class EventHistory {
   // so parsed events are freed right after routing and re-parsed on replay.
   void add(const RoutedEventPtr& event);
   void prune(std::chrono::steady_clock::time_point now);
+  // New bounds (configuration reload); the oldest events beyond max_events go at once.
+  void setLimits(std::size_t max_events, std::chrono::seconds max_age);
 
   // Matching events that arrived after the one with id `since`, oldest first.
   // *found is false when `since` is no longer (or never was) retained; then every

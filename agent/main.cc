@@ -1,4 +1,5 @@
-// ftb-agent: parse configuration, start the agent, stop on SIGINT/SIGTERM.
+// ftb-agent: parse configuration, start the agent; SIGHUP reloads the
+// configuration, SIGINT/SIGTERM stop it (after draining queued events).
 #include <csignal>
 #include <iostream>
 
@@ -6,26 +7,22 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
+#include "agent/agent_command_line.h"
 
 namespace {
 ftb::agent::Agent* g_agent = nullptr;
-void onSignal(int) {
+void onStopSignal(int) {
   if (g_agent != nullptr) g_agent->requestStop();
+}
+void onReloadSignal(int) {
+  if (g_agent != nullptr) g_agent->requestReload();
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   ftb::agent::AgentConfig config;
-  CLI::App app{
-      "ftb-agent: the fault tolerance backplane daemon, one per node.\n"
-      "Routes namespaced, severity-tagged events from publishers to every subscriber\n"
-      "whose filter matches. Runs with embedded defaults; every option can also be\n"
-      "set in the file given by --config (key = value, same names without dashes).",
-      "ftb-agent"};
-  app.set_config("--config", "", "Read options from this file (INI/TOML key = value)");
-  app.set_version_flag("--version", "ftb-agent 0.1.0");
-  ftb::agent::addAgentOptions(app, config);
-  CLI11_PARSE(app, argc, argv);
+  auto app = ftb::agent::makeAgentCommandLine(config);
+  CLI11_PARSE(*app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   auto agent = ftb::agent::Agent::create(config);
@@ -33,9 +30,13 @@ int main(int argc, char** argv) {
     std::cerr << "ftb-agent: " << agent.status().message() << "\n";
     return 2;
   }
+  // A reload parses the same command line again, and so the --config file as it is now.
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  (*agent)->setConfigReloader([args] { return ftb::agent::parseAgentCommandLine(args); });
   g_agent = agent->get();
-  std::signal(SIGINT, onSignal);
-  std::signal(SIGTERM, onSignal);
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  std::signal(SIGHUP, onReloadSignal);
   (*agent)->run();
   g_agent = nullptr;
   return 0;

@@ -21,6 +21,8 @@ class OutboundQueue {
   // (replies) always fit, so they are never lost or reordered.
   bool push(std::string frame, uint32_t events);
   bool empty() const { return frames_.empty(); }
+  // A new bound (configuration reload); frames already queued stay queued.
+  void setCapacity(std::size_t capacity_events) { capacity_events_ = capacity_events; }
   const std::string& front() const { return frames_.front().frame; }
   void pop();
 

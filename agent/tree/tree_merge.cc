@@ -32,6 +32,27 @@ void TreeNode::remember(const NodeRef& peer) {
   known_peers_.push_back(peer.address);
 }
 
+void TreeNode::setSeeds(const std::vector<std::string>& seeds) {
+  std::vector<std::string> peers;
+  for (const std::string& seed : seeds) {
+    if (seed != self_.address && std::find(peers.begin(), peers.end(), seed) == peers.end()) {
+      peers.push_back(seed);
+    }
+  }
+  const std::size_t new_seed_count = peers.size();
+  for (std::size_t i = seed_count_; i < known_peers_.size(); ++i) {
+    if (std::find(peers.begin(), peers.end(), known_peers_[i]) == peers.end() &&
+        peers.size() < kMaxKnownPeers) {
+      peers.push_back(known_peers_[i]);
+    }
+  }
+  config_.seeds = seeds;
+  known_peers_ = std::move(peers);
+  seed_count_ = new_seed_count;
+  next_known_peer_ = 0;
+  probe_seeds_next_ = true;
+}
+
 void TreeNode::probeAnotherTree(Nanos now) {
   std::uniform_int_distribution<int64_t> jitter(0, config_.probe_interval.count() / 2);
   next_probe_at_ = now + config_.probe_interval + Nanos(jitter(random_));

@@ -86,6 +86,9 @@ class TreeNode {
   void setLocalInterest(Interest interest, Nanos now);
   // Graceful shutdown: tells parent and children, who repair at once.
   void leave(const std::string& reason);
+  // Replaces the seeds (configuration reload); peers learned since start stay known.
+  // A root probes its seeds, so new seeds lead to a merge with their tree.
+  void setSeeds(const std::vector<std::string>& seeds);
 
   // ---- introspection (ftbctl tree, metrics, tests) ----
   struct LinkView {

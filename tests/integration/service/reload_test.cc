@@ -1,0 +1,168 @@
+// SIGHUP and SIGTERM on a real ftb-agent. A reload applies what can change at
+// run time (history limits, tree seeds, the namespace policy file ...) and keeps
+// the whole current configuration when the new one is bad, saying why in its
+// sd_notify STATUS (the test listens on NOTIFY_SOCKET, so each reload's end is
+// awaited, not slept on). SIGTERM hands the events queued for a subscriber that
+// was not reading to it before the agent exits.
+#define BOOST_TEST_MODULE agent_reload
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <set>
+
+#include "client/client.h"
+#include "tests/integration/raw_peer.h"
+#include "tests/support/agent_process.h"
+#include "tests/support/notify_socket.h"
+#include "tests/support/test_clients.h"
+
+using namespace std::chrono_literals;
+using ftb::proto::Envelope;
+using ftb::testing::AgentProcess;
+using ftb::testing::connectOrFail;
+using ftb::testing::findClient;
+using ftb::testing::hasLine;
+using ftb::testing::NotifySocket;
+using ftb::testing::queryStatus;
+using ftb::testing::RawPeer;
+using ftb::testing::TempDir;
+using ftb::testing::waitFor;
+
+namespace {
+
+// An agent reading `config`, reporting to `notify`; READY=1 consumed.
+std::unique_ptr<AgentProcess> startNotified(NotifySocket& notify, const std::string& config,
+                                            std::vector<std::string> flags = {}) {
+  flags.push_back("--config=" + config);
+  setenv("NOTIFY_SOCKET", notify.path().c_str(), 1);  // inherited by the agent only
+  auto agent = std::make_unique<AgentProcess>(flags);
+  unsetenv("NOTIFY_SOCKET");
+  BOOST_REQUIRE_MESSAGE(notify.receiveLine("READY=1", 10s), "no READY=1 at start");
+  return agent;
+}
+
+// SIGHUP; returns the STATUS= line of the READY=1 that ends the reload.
+std::string reload(AgentProcess& agent, NotifySocket& notify) {
+  BOOST_REQUIRE_EQUAL(kill(agent.pid(), SIGHUP), 0);
+  BOOST_REQUIRE_MESSAGE(notify.receiveLine("RELOADING=1", 10s), "no RELOADING=1 after SIGHUP");
+  auto ready = notify.receiveLine("READY=1", 10s);
+  BOOST_REQUIRE_MESSAGE(ready, "no READY=1 after the reload");
+  const auto at = ready->find("STATUS=");
+  return at == std::string::npos ? "" : ready->substr(at + 7, ready->find('\n', at) - at - 7);
+}
+
+void publish(ftb::Client& pub, int count) {
+  for (int i = 0; i < count; ++i) BOOST_REQUIRE(pub.publish("TICK", std::to_string(i)).ok());
+  BOOST_REQUIRE(pub.flush(10s).ok());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(reload_applies_new_limits_and_keeps_everything_on_a_bad_file) {
+  TempDir dir;
+  const std::string config = dir.path() + "/agent.conf";
+  std::ofstream(config) << "history-events = 100\n";
+  NotifySocket notify;
+  auto agent = startNotified(notify, config);
+  auto pub = connectOrFail(agent->ipcEndpoint(), "FTB.TEST.RELOAD", "reload-pub");
+  BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
+  publish(*pub, 10);
+  BOOST_REQUIRE(waitFor([&] { return queryStatus(agent->ipcEndpoint()).history_events() == 10; }));
+
+  std::ofstream(config) << "history-events = 3\n";
+  const std::string applied = reload(*agent, notify);
+  BOOST_CHECK_MESSAGE(applied.find("failed") == std::string::npos, "status: " << applied);
+  BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).history_events(), 3u);  // trimmed at once
+  publish(*pub, 5);
+  BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).history_events(), 3u);
+
+  // A value that does not parse: the agent says so and keeps history-events = 3
+  // (not the embedded default of 10000).
+  std::ofstream(config) << "history-events = lots\n";
+  std::string refused = reload(*agent, notify);
+  BOOST_CHECK_MESSAGE(refused.find("last reload failed") != std::string::npos &&
+                          refused.find("history-events") != std::string::npos,
+                      "status: " << refused);
+  // A policy file that cannot be read: refused as a whole, limits unchanged too.
+  std::ofstream(config) << "history-events = 50\npolicy-file = " << dir.path() << "/missing.policy\n";
+  refused = reload(*agent, notify);
+  BOOST_CHECK_MESSAGE(refused.find("last reload failed") != std::string::npos, "status: " << refused);
+  publish(*pub, 20);
+  BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).history_events(), 3u);
+}
+
+BOOST_AUTO_TEST_CASE(reload_with_new_tree_seeds_joins_their_tree) {
+  AgentProcess first;
+  TempDir dir;
+  const std::string config = dir.path() + "/agent.conf";
+  std::ofstream(config) << "log-level = warn\n";
+  NotifySocket notify;
+  auto second = startNotified(notify, config);
+  auto rootOf = [](const AgentProcess& agent) -> std::string {
+    RawPeer peer(agent.ipcEndpoint());
+    Envelope query;
+    query.mutable_tree_query();
+    auto reply = peer.call(query, 2s);
+    if (!reply || !reply->has_tree_info() || reply->tree_info().path().empty()) return "";
+    return reply->tree_info().path(0).address();
+  };
+  BOOST_REQUIRE(waitFor([&] { return !rootOf(first).empty() && !rootOf(*second).empty(); }));
+  BOOST_REQUIRE_NE(rootOf(first), rootOf(*second));  // two trees of one agent each
+
+  std::ofstream(config) << "log-level = warn\ntree-seeds = " << first.tcpEndpoint() << "\n";
+  reload(*second, notify);
+  BOOST_CHECK_MESSAGE(waitFor([&] { return rootOf(first) == rootOf(*second); }, 15s),
+                      "the agents did not end in one tree: roots " << rootOf(first) << " and "
+                                                                    << rootOf(*second));
+}
+
+BOOST_AUTO_TEST_CASE(sigterm_hands_queued_events_to_a_subscriber_that_was_not_reading) {
+  constexpr int kEvents = 3000;
+  AgentProcess agent({"--socket-hwm=4", "--client-timeout-ms=60000"});
+  // A raw subscriber that reads nothing until the agent is told to stop.
+  RawPeer sub(agent.ipcEndpoint(), /*rcvhwm=*/1);
+  ftb::testing::RawIdentity who{.client_name = "late-reader", .event_space = "FTB.TEST.DRAIN"};
+  BOOST_REQUIRE(sub.call(ftb::testing::makeHello(who, {})));
+  Envelope subscribe;
+  subscribe.mutable_subscribe()->set_subscription_id(1);
+  subscribe.mutable_subscribe()->set_filter("event_space=FTB.TEST.DRAINPUB");
+  BOOST_REQUIRE(sub.call(subscribe));
+
+  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.DRAINPUB", "drain-pub");
+  BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
+  const std::string padding(400, 'x');
+  for (int i = 0; i < kEvents; ++i) {
+    BOOST_REQUIRE(pub->publish("TICK", std::to_string(i) + " " + padding).ok());
+  }
+  BOOST_REQUIRE(pub->flush(10s).ok());
+  uint64_t queued = 0;
+  BOOST_REQUIRE(waitFor([&] {
+    auto clients = ftb::testing::queryClients(agent.ipcEndpoint());
+    auto* late = findClient(clients, "late-reader");
+    queued = late ? late->queue_depth() : 0;
+    return queued > 0;
+  }));
+  BOOST_TEST_MESSAGE(queued << " events queued in the agent at SIGTERM");
+  pub.reset();
+
+  BOOST_REQUIRE_EQUAL(kill(agent.pid(), SIGTERM), 0);
+  std::set<std::string> received;
+  uint64_t missed = 0;
+  while (received.size() < kEvents) {
+    auto envelope = sub.recv(5s);
+    if (!envelope) break;
+    if (!envelope->has_deliver()) continue;
+    missed += envelope->deliver().missed_before();
+    for (const auto& delivery : envelope->deliver().deliveries()) {
+      ftb::proto::Event event;
+      BOOST_REQUIRE(event.ParseFromString(delivery.event()));
+      received.insert(event.payload().substr(0, event.payload().find(' ')));
+    }
+  }
+  BOOST_CHECK_EQUAL(missed, 0u);
+  BOOST_CHECK_EQUAL(received.size(), static_cast<size_t>(kEvents));
+  agent.terminate();  // reaps the exited agent
+}
