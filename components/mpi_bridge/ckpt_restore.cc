@@ -129,7 +129,7 @@ RestorePlan CheckpointRestorer::plan() {
   return plan;
 }
 
-Result<RestoreResult> CheckpointRestorer::restore(const RestorePlan& plan, const std::vector<Protected>& buffers) {
+Result<RestartReport> CheckpointRestorer::restore(const RestorePlan& plan, const std::vector<Protected>& buffers) {
   const auto begin = std::chrono::steady_clock::now();
   auto local = plan.from_flush ? restoreFromFlush(plan, buffers) : restoreFromMemory(plan, buffers);
   bool ok = allAgree(local.ok(), job_.comm);
@@ -145,9 +145,9 @@ Result<RestoreResult> CheckpointRestorer::restore(const RestorePlan& plan, const
   return local;
 }
 
-Result<RestoreResult> CheckpointRestorer::restoreFromFlush(const RestorePlan& plan,
+Result<RestartReport> CheckpointRestorer::restoreFromFlush(const RestorePlan& plan,
                                                            const std::vector<Protected>& buffers) {
-  RestoreResult result;
+  RestartReport result;
   result.ckpt_id = plan.ckpt_id;
   result.source = Level::kL5;
   result.rebuilt = "flush";
@@ -158,9 +158,9 @@ Result<RestoreResult> CheckpointRestorer::restoreFromFlush(const RestorePlan& pl
   return result;
 }
 
-Result<RestoreResult> CheckpointRestorer::restoreFromMemory(const RestorePlan& plan,
+Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& plan,
                                                             const std::vector<Protected>& buffers) {
-  RestoreResult result;
+  RestartReport result;
   result.ckpt_id = plan.ckpt_id;
   result.iteration = plan.iteration;
   Groups groups = groupsFromTable(std::vector<int>(plan.group_of.begin(), plan.group_of.end()));

@@ -18,6 +18,7 @@
 #include "components/mpi_bridge/ckpt_format.h"
 #include "components/mpi_bridge/codec.h"
 #include "components/mpi_bridge/flusher.h"
+#include "components/mpi_bridge/ftbckpt.hpp"
 #include "components/mpi_bridge/job.h"
 #include "components/mpi_bridge/shm_segment.h"
 
@@ -35,15 +36,6 @@ struct RestorePlan {
   std::vector<char> present;  // world rank -> its own file of ckpt_id verified
 };
 
-// What this rank's restore did (for FTB_RESTART_DONE).
-struct RestoreResult {
-  int64_t ckpt_id = 0;
-  int64_t iteration = 0;
-  Level source = Level::kL1;  // where this rank's data came from
-  std::string rebuilt = "none";  // none, partner, xor, rs, flush
-  double seconds = 0;
-};
-
 class CheckpointRestorer {
  public:
   // `flusher` may be null (no L5 configured).
@@ -54,15 +46,15 @@ class CheckpointRestorer {
   // Restores `plan` into `buffers`; fails everywhere if it fails anywhere. Then
   // removes this rank's files of later checkpoints, which no longer belong to
   // the job's history.
-  Result<RestoreResult> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  Result<RestartReport> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
   // Problems the scan found in this rank's files (e.g. a failed checksum).
   const std::vector<std::string>& scanProblems() const { return problems_; }
 
  private:
   void scan();
   bool groupRestorable(const RestorePlan& plan, const std::vector<int>& members) const;
-  Result<RestoreResult> restoreFromMemory(const RestorePlan& plan, const std::vector<Protected>& buffers);
-  Result<RestoreResult> restoreFromFlush(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  Result<RestartReport> restoreFromMemory(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  Result<RestartReport> restoreFromFlush(const RestorePlan& plan, const std::vector<Protected>& buffers);
 
   const Job& job_;
   const Flusher* flusher_;

@@ -83,7 +83,7 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
     meta.sections.push_back({SectionKind::kPartner, pred, off, meta.blob_bytes[pred], 0});
     off = alignUp(off + meta.blob_bytes[pred], kSectionAlign);
   }
-  for (int t = code.k; t < g; ++t) {  // I hold parity symbol t of codeword pos - t
+  for (int t = code.k; code.m > 0 && t < g; ++t) {  // I hold parity symbol t of codeword pos - t
     int c = (pos - t + g) % g;
     meta.sections.push_back({SectionKind::kParity, c, off, meta.seg_bytes, 0});
     off = alignUp(off + meta.seg_bytes, kSectionAlign);
@@ -149,7 +149,10 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
 
   // Meta last, then the complete mark.
   auto meta_bytes = encodeMeta(meta);
-  if (meta_bytes.size() != meta_size) return internalError("checkpoint meta size mismatch (a bug)");
+  if (meta_bytes.size() != meta_size) {
+    return internalError("checkpoint meta is " + std::to_string(meta_bytes.size()) + " bytes, " +
+                         std::to_string(meta_size) + " reserved (a bug)");
+  }
   std::memcpy(file + sizeof header, meta_bytes.data(), meta_bytes.size());
   header.meta_bytes = meta_bytes.size();
   header.meta_crc = crc32c(meta_bytes.data(), meta_bytes.size());

@@ -109,12 +109,11 @@ class RuntimeImpl : public Runtime {
       return r.status();
     }
     next_ckpt_id_ = r->ckpt_id + 1;
-    RestartReport report{r->ckpt_id, r->iteration, r->source, r->rebuilt, r->seconds};
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
                  {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
                  {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
     bridge_->publish("FTB_RESTART_DONE", tags, "rank restored");
-    return report;
+    return r;
   }
 
   Result<CheckpointReport> checkpoint(std::optional<Level> requested, long iteration) override {

@@ -122,12 +122,20 @@ BOOST_AUTO_TEST_CASE(too_many_lost_falls_back_to_the_flushed_copy) {
   }
 }
 
+namespace {
+
+// Writes one checkpoint at `level`, flips a byte of `rank`'s file, restores.
+MpiRun corruptAndRestore(const std::string& id, const Nodes& nodes, const std::string& level, int rank) {
+  auto job = makeJob(id);
+  requireWrote(job.run(nodes, {"write", level}), 1);
+  job.corrupt(nodes[rank], rank);
+  return job.run(nodes, {"verify", "0"});
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(a_corrupted_l1_buffer_is_detected) {
-  auto job = makeJob("RT_CRC1");
-  const Nodes nodes = {"n0", "n0", "n1", "n1"};
-  requireWrote(job.run(nodes, {"write", "L1"}), 1);
-  job.corrupt("n1", 2);
-  MpiRun run = job.run(nodes, {"verify", "0"});
+  MpiRun run = corruptAndRestore("RT_CRC1", {"n0", "n0", "n1", "n1"}, "L1", 2);
   BOOST_TEST_INFO("mpirun output:\n" << run.output);
   BOOST_CHECK_EQUAL(run.exit_code, 4);
   BOOST_CHECK(run.output.find("rank 2:") != std::string::npos);
@@ -135,11 +143,7 @@ BOOST_AUTO_TEST_CASE(a_corrupted_l1_buffer_is_detected) {
 }
 
 BOOST_AUTO_TEST_CASE(a_corrupted_buffer_is_rebuilt_from_its_partner) {
-  auto job = makeJob("RT_CRC2");
-  const Nodes nodes = {"n0", "n1", "n0", "n1"};
-  requireWrote(job.run(nodes, {"write", "L2"}), 1);
-  job.corrupt("n1", 3);
-  auto run = job.run(nodes, {"verify", "0"});
+  MpiRun run = corruptAndRestore("RT_CRC2", {"n0", "n1", "n0", "n1"}, "L2", 3);
   BOOST_CHECK(run.output.find("fails its checksum") != std::string::npos);
   requireVerified(run, 4, 0, {{3, ""}}, "partner", "L2");
 }

@@ -47,6 +47,23 @@ std::string failureFree() {
   return result;
 }
 
+// Runs until the ranks on `node` kill themselves at iteration `at`; the run
+// must have resumed at `resumed_at` (0: a fresh start).
+void crash(MpiJob& job, const Nodes& nodes, const std::string& at, const std::string& node, int resumed_at) {
+  MpiRun run = job.run(nodes, with(kArgs, {"--crash-at", at, "--crash-node", node}));
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_REQUIRE_NE(run.exit_code, 0);
+  BOOST_REQUIRE(run.lineWith("RESULT ").empty());
+  if (resumed_at > 0) BOOST_REQUIRE(!run.lineWith("stencil: resumed at iteration " + std::to_string(resumed_at)).empty());
+}
+
+// Relaunches on `nodes`; the job must resume at `resumed_at` and end with the failure-free answer.
+void finishAfterRestart(MpiJob& job, const Nodes& nodes, int resumed_at) {
+  MpiRun run = job.run(nodes, kArgs);
+  BOOST_CHECK_EQUAL(resultOf(run), failureFree());
+  BOOST_CHECK(!run.lineWith("stencil: resumed at iteration " + std::to_string(resumed_at)).empty());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_answer_depends_on_every_iteration) {
@@ -57,39 +74,24 @@ BOOST_AUTO_TEST_CASE(the_answer_depends_on_every_iteration) {
 
 BOOST_AUTO_TEST_CASE(xor_survives_a_node_kill) {
   auto job = makeJob("ST_XOR", "L3");
-  MpiRun crashed = job.run(kNodes, with(kArgs, {"--crash-at", "57", "--crash-node", "n2"}));
-  BOOST_TEST_INFO("mpirun output:\n" << crashed.output);
-  BOOST_REQUIRE_NE(crashed.exit_code, 0);
-  BOOST_REQUIRE(crashed.lineWith("RESULT ").empty());
+  crash(job, kNodes, "57", "n2", 0);
   job.wipeNode("n2");
-  MpiRun resumed = job.run({"n0", "n1", "spare", "n3", "n0", "n1", "spare", "n3"}, kArgs);
-  BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
-  BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration 50").empty());
+  finishAfterRestart(job, {"n0", "n1", "spare", "n3", "n0", "n1", "spare", "n3"}, 50);
 }
 
 BOOST_AUTO_TEST_CASE(reed_solomon_survives_two_node_kills_in_a_row) {
   auto job = makeJob("ST_RS", "L4");
-  MpiRun first = job.run(kNodes, with(kArgs, {"--crash-at", "33", "--crash-node", "n1"}));
-  BOOST_REQUIRE_NE(first.exit_code, 0);
+  crash(job, kNodes, "33", "n1", 0);
   job.wipeNode("n1");
   job.wipeNode("n3");  // a second node lost in the same incident
-  const Nodes second_nodes = {"n0", "s1", "n2", "s3", "n0", "s1", "n2", "s3"};
-  MpiRun second = job.run(second_nodes, with(kArgs, {"--crash-at", "88", "--crash-node", "s1"}));
-  BOOST_TEST_INFO("mpirun output:\n" << second.output);
-  BOOST_REQUIRE_NE(second.exit_code, 0);
-  BOOST_REQUIRE(!second.lineWith("stencil: resumed at iteration 30").empty());
+  crash(job, {"n0", "s1", "n2", "s3", "n0", "s1", "n2", "s3"}, "88", "s1", 30);
   job.wipeNode("s1");
-  MpiRun third = job.run({"n0", "t1", "n2", "s3", "n0", "t1", "n2", "s3"}, kArgs);
-  BOOST_CHECK_EQUAL(resultOf(third), failureFree());
-  BOOST_CHECK(!third.lineWith("stencil: resumed at iteration 80").empty());
+  finishAfterRestart(job, {"n0", "t1", "n2", "s3", "n0", "t1", "n2", "s3"}, 80);
 }
 
 BOOST_AUTO_TEST_CASE(partner_copies_survive_a_node_kill) {
   auto job = makeJob("ST_L2", "L2");
-  MpiRun crashed = job.run(kNodes, with(kArgs, {"--crash-at", "101", "--crash-node", "n0"}));
-  BOOST_REQUIRE_NE(crashed.exit_code, 0);
+  crash(job, kNodes, "101", "n0", 0);
   job.wipeNode("n0");
-  MpiRun resumed = job.run({"spare", "n1", "n2", "n3", "spare", "n1", "n2", "n3"}, kArgs);
-  BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
-  BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration 100").empty());
+  finishAfterRestart(job, {"spare", "n1", "n2", "n3", "spare", "n1", "n2", "n3"}, 100);
 }
