@@ -74,6 +74,7 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   auto policy = NamespacePolicy::load(agent->config_.policy_file);
   if (!policy.ok()) return policy.status();
   agent->policy_ = std::move(policy).value();
+  if (Status s = agent->startCurve(); !s.ok()) return s;
   if (Status s = agent->bind(); !s.ok()) return s;
   if (Status s = agent->startTree(); !s.ok()) return s;
   return agent;
@@ -94,6 +95,9 @@ Status Agent::bind() {
   for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
     if (endpoint.empty() || endpoint == "none") continue;
     if (Status s = prepareIpcPath(endpoint); !s.ok()) return s;
+    if (endpoint.rfind("tcp://", 0) == 0) {
+      if (Status s = secureTcpEndpoint(); !s.ok()) return s;
+    }
     try {
       socket_.bind(endpoint);
     } catch (const zmq::error_t& e) {
@@ -313,6 +317,8 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->publisher_key = publisher_key;
   session->peer = peer;
   session->principal.peer = peer;
+  // Only the TCP endpoint lacks credentials, and with Curve on it admits authorized keys only.
+  session->principal.curve_authenticated = !peer && curve_auth_ != nullptr;
   applyPolicy(*session);
   session->last_seen = std::chrono::steady_clock::now();
   session->connected_at = std::chrono::system_clock::now();

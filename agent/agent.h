@@ -20,6 +20,7 @@
 
 #include "agent/agent_metrics.h"
 #include "agent/client_session.h"
+#include "agent/curve_authenticator.h"
 #include "agent/config.h"
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
@@ -90,6 +91,9 @@ class Agent : private tree::TreeHost {
   bool trySend(const std::string& routing_id, const std::string& frame);
   void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
+  // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
+  Status startCurve();
+  Status secureTcpEndpoint();
   // agent_policy.cc: the namespace policy.
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
@@ -138,6 +142,8 @@ class Agent : private tree::TreeHost {
   std::function<Result<AgentConfig>()> reloader_;
   std::atomic<bool> reload_policy_{false};
   NamespacePolicy policy_;
+  std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
+  std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_
   std::chrono::steady_clock::time_point started_;
   uint64_t next_session_ = 1;
 

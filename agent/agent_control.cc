@@ -21,6 +21,10 @@ void Agent::onStatus(const std::string& routing_id, const proto::Envelope& envel
   r->set_clients(sessions_.size());
   r->set_subscriptions(subscriptions);
   *r->mutable_counters() = counters_;
+  if (curve_auth_) {
+    r->mutable_counters()->set_auth_refused(curve_auth_->refused());
+    r->set_last_auth_refusal(curve_auth_->lastRefusal());
+  }
   for (const auto& e : endpoints_) r->add_endpoints(e);
   r->set_history_events(history_.size());
   reply(routing_id, answer);

@@ -60,7 +60,7 @@ Status Agent::startTree() {
   const std::string address = config_.tree_advertise.empty()
                                   ? advertisedAddress(bound, config_.name)
                                   : config_.tree_advertise;
-  tree_transport_ = std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames);
+  tree_transport_ = std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames, curve_keys_);
   tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name}, tc,
                                            *tree_transport_, static_cast<tree::TreeHost&>(*this),
                                            incarnation_);
