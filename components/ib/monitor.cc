@@ -302,7 +302,9 @@ void Monitor::sweepCounters(const std::string& name, uint32_t number, Clock::tim
   }
   const PortAttrs attrs = port.last.value_or(PortAttrs{});
   if (a.change == Assessment::Change::kDegraded) {
-    publishPort(kPortDegraded, name, number, attrs, {{"reasons", joined(a.reasons, "; ")}});
+    PayloadFields fields = {{"reasons", joined(a.reasons, "; ")}};
+    for (const auto& [counter, value] : a.values) fields.emplace_back(counter, std::to_string(value));
+    publishPort(kPortDegraded, name, number, attrs, std::move(fields));
   } else if (a.change == Assessment::Change::kHealthy) {
     publishPort(kPortHealthy, name, number, attrs, {});
   }

@@ -40,8 +40,10 @@ std::map<std::string, double> defaultThresholds() {
 Assessment PortPredictor::assess(const std::vector<CounterValue>& counters,
                                  const std::optional<PortAttrs>& attrs, Clock::time_point now) {
   Assessment out;
+  std::map<std::string, uint64_t> values;
   for (const CounterUpdate& u : tracker_.update(counters, now)) {
     if (u.reset) out.resets.push_back(u.name);
+    values[u.name] = u.value;
   }
 
   std::set<std::string> named;
@@ -52,9 +54,11 @@ Assessment PortPredictor::assess(const std::vector<CounterValue>& counters,
     if (rate > limit) {
       out.reasons.push_back(name + " " + number(rate) + "/min > " + number(limit) + "/min");
       named.insert(name);
+      if (values.count(name)) out.values[name] = values[name];
     } else if (tracker_.saturated(name)) {
       out.reasons.push_back(name + " saturated at its maximum");
       named.insert(name);
+      if (values.count(name)) out.values[name] = values[name];
     }
     if (rate > limit / 2) clean = false;
   }

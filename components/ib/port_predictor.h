@@ -40,6 +40,8 @@ struct Assessment {
   Change change = Change::kNone;
   // kDegraded: why, e.g. "symbol_error 12/min > 10/min", "width 1X < 4X".
   std::vector<std::string> reasons;
+  // kDegraded: the current value of every counter a reason names.
+  std::map<std::string, uint64_t> values;
   // Counters that went down since the last sweep (reset), for the log.
   std::vector<std::string> resets;
 };

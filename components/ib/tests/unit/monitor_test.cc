@@ -259,7 +259,8 @@ BOOST_AUTO_TEST_CASE(rising_error_counters_degrade_the_port_then_it_recovers) {
   BOOST_TEST(r.sink.count(kPortDegraded) == 1u);
   const RecordedEvent& e = r.sink.last(kPortDegraded);
   BOOST_TEST(e.payload.starts_with("HCA:mlx5_0 PORT:2 STATE:PORT_ACTIVE hca=mlx5_0 port=2"));
-  BOOST_TEST(e.payload.find("reasons=\"symbol_error 25/min > 10/min\"") != std::string::npos);
+  BOOST_TEST(e.payload.find("reasons=\"symbol_error 25/min > 10/min\" symbol_error=25 ") !=
+             std::string::npos);
   BOOST_TEST(e.tags.at("port") == "2");
   // Quiet: the 25 leave the 60 s window, then two clean sweeps.
   for (int i = 0; i < 8; ++i) r.sweep();
