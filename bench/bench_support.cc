@@ -1,5 +1,6 @@
 #include "bench/bench_support.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -84,7 +85,8 @@ Result<std::string> findAgentBinary(const std::string& flag, const char* argv0) 
 
 Result<std::unique_ptr<AgentRunner>> AgentRunner::start(const std::string& binary,
                                                          const std::vector<std::string>& extra_flags,
-                                                         milliseconds timeout) {
+                                                         milliseconds timeout,
+                                                         bool log_to_file) {
   std::unique_ptr<AgentRunner> runner(new AgentRunner());
   // Under /tmp and short: a Unix socket path must fit in 108 bytes.
   char templ[] = "/tmp/ftb-bench-XXXXXX";
@@ -99,27 +101,35 @@ Result<std::unique_ptr<AgentRunner>> AgentRunner::start(const std::string& binar
       "--log-level=warn",
   };
   args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  // Built before fork: the child of a process with SDK threads may not allocate.
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string exec_failed = "cannot run " + binary + "\n";
+  const int log_fd =
+      log_to_file ? open(runner->logPath().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  if (log_to_file && log_fd < 0) return internalError("cannot create " + runner->logPath());
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return internalError("fork failed");
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    if (log_fd >= 0) dup2(log_fd, STDOUT_FILENO), dup2(log_fd, STDERR_FILENO);
     execv(argv[0], argv.data());
-    std::perror(("cannot run " + binary).c_str());
+    (void)!write(STDERR_FILENO, exec_failed.data(), exec_failed.size());
     _exit(127);
   }
   runner->pid_ = pid;
+  if (log_fd >= 0) close(log_fd);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!fs::exists(ready)) {
     int status;
     if (waitpid(pid, &status, WNOHANG) == pid) {
       runner->pid_ = -1;
       return unavailable(binary + " exited with status " + std::to_string(exitCode(status)) +
-                         " before it was ready (see its message above)");
+                         " before it was ready (see its message " +
+                         (log_to_file ? "in " + runner->logPath() : std::string("above")) + ")");
     }
     if (std::chrono::steady_clock::now() > deadline) {
       return unavailable(binary + " was not ready within " + std::to_string(timeout.count()) +
@@ -127,15 +137,27 @@ Result<std::unique_ptr<AgentRunner>> AgentRunner::start(const std::string& binar
     }
     sleepMs(1);
   }
+  std::ifstream in(ready);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("tcp://", 0) == 0) runner->tcp_endpoint_ = line;
+  }
   return runner;
+}
+
+void AgentRunner::kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
 }
 
 AgentRunner::~AgentRunner() {
   if (pid_ > 0) {
-    kill(pid_, SIGTERM);
+    ::kill(pid_, SIGTERM);
     int status;
     if (!reapWithin(pid_, std::chrono::seconds(5), &status)) {
-      kill(pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
       waitpid(pid_, &status, 0);
     }
   }

@@ -41,20 +41,27 @@ Result<std::string> findAgentBinary(const std::string& flag, const char* argv0);
 class AgentRunner {
  public:
   // Waits until the agent has written its ready file. kUnavailable if it exits
-  // or is not ready within `timeout`.
+  // or is not ready within `timeout`. With `log_to_file` its output goes to
+  // logPath() instead of this process's stdout/stderr (many agents at once).
   static Result<std::unique_ptr<AgentRunner>> start(
       const std::string& binary, const std::vector<std::string>& extra_flags,
-      std::chrono::milliseconds timeout = std::chrono::seconds(10));
+      std::chrono::milliseconds timeout = std::chrono::seconds(10), bool log_to_file = false);
   ~AgentRunner();
   AgentRunner(const AgentRunner&) = delete;
   AgentRunner& operator=(const AgentRunner&) = delete;
 
   std::string ipcEndpoint() const { return "ipc://" + dir_ + "/agent.sock"; }
+  // The loopback TCP endpoint it bound (from its ready file): its tree address.
+  const std::string& tcpEndpoint() const { return tcp_endpoint_; }
   pid_t pid() const { return pid_; }
+  std::string logPath() const { return dir_ + "/agent.log"; }
+  // SIGKILL and reap: an agent dying without a word to its neighbours.
+  void kill();
 
  private:
   AgentRunner() = default;
   std::string dir_;
+  std::string tcp_endpoint_;
   pid_t pid_ = -1;
 };
 

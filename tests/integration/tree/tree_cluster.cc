@@ -1,7 +1,6 @@
 #include "tests/integration/tree/tree_cluster.h"
 
-#include <sstream>
-
+#include "cli/tree_health.h"
 #include "tests/integration/raw_peer.h"
 
 namespace ftb::testing {
@@ -61,39 +60,12 @@ int TreeCluster::indexOf(const std::string& tree_address) const {
 }
 
 std::string TreeCluster::checkOneTree() {
-  std::ostringstream why;
   auto all = infos();
-  int live = 0, roots = 0;
-  std::string root;
+  std::vector<cli::AgentAnswer> live;
   for (int i = 0; i < size(); ++i) {
-    if (!alive_[i]) continue;
-    ++live;
-    if (!all[i]) return "agent" + std::to_string(i) + " does not answer";
-    const proto::TreeInfo& t = *all[i];
-    if (t.state() != "attached" && t.state() != "root") return "agent" + std::to_string(i) + " is " + t.state();
-    if (t.path().empty()) return "agent" + std::to_string(i) + " has no path";
-    if (root.empty()) root = t.path(0).address();
-    if (t.path(0).address() != root) {
-      why << "agent" << i << " has root " << t.path(0).address() << ", another has " << root;
-      return why.str();
-    }
-    int children = 0;
-    for (const auto& l : t.links()) children += l.is_parent() ? 0 : 1;
-    if (children > static_cast<int>(options_.fan_out)) {
-      why << "agent" << i << " has " << children << " children, fan-out " << options_.fan_out;
-      return why.str();
-    }
-    if (t.state() == "root") ++roots;
+    if (alive_[i]) live.push_back({"agent" + std::to_string(i), all[i]});
   }
-  if (roots != 1) return std::to_string(roots) + " roots";
-  const auto& r = *all[indexOf(root)];
-  uint32_t counted = 1;
-  for (const auto& l : r.links()) counted += l.subtree_size();
-  if (static_cast<int>(counted) != live) {
-    why << "the root counts " << counted << " agents, " << live << " are alive";
-    return why.str();
-  }
-  return "";
+  return cli::oneTreeProblem(live, options_.fan_out);
 }
 
 std::string TreeCluster::waitForOneTree(std::chrono::milliseconds timeout) {

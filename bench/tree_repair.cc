@@ -1,0 +1,86 @@
+// Repair: kill -9 an interior agent (not the root) and time how long its
+// children take to re-attach, as they report it and as seen at the root.
+#include <algorithm>
+#include <thread>
+
+#include "bench/local_tree.h"
+#include "bench/tree_clients.h"
+#include "bench/tree_scenarios.h"
+
+namespace ftb::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<double> repairTimesMs(const std::vector<std::string>& payloads) {
+  std::vector<double> ms;
+  for (const auto& p : payloads) {
+    const auto at = p.find("repair_ms=");
+    if (at != std::string::npos) ms.push_back(std::stod(p.substr(at + 10)));
+  }
+  return ms;
+}
+
+// An interior agent to kill: not the root, not a seed when another will do.
+int victim(LocalTree& tree, int root) {
+  auto candidates = tree.interior();
+  std::erase(candidates, root);
+  if (candidates.empty()) return -1;
+  for (int c : candidates) {
+    if (c >= 2) return c;
+  }
+  return candidates.front();
+}
+
+int childrenOf(const proto::TreeInfo& info) {
+  int n = 0;
+  for (const auto& l : info.links()) n += l.is_parent() ? 0 : 1;
+  return n;
+}
+
+}  // namespace
+
+Result<TreeRepairResult> runTreeRepair(const TreeRepairOptions& options) {
+  auto started = LocalTree::start(options.agent_binary, {.agents = options.agents,
+                                                         .fan_out = options.fan_out,
+                                                         .heartbeat_ms = options.heartbeat_ms,
+                                                         .timeout_ms = options.timeout_ms});
+  if (!started.ok()) return started.status();
+  LocalTree& tree = **started;
+  if (auto why = tree.waitForOneTree(30s); !why.empty()) return unavailable("no single tree: " + why);
+  const int root = tree.root();
+  auto watcher = EventSink::start(tree.agent(root).ipcEndpoint(),
+                                  "event_space=FTB.AGENT, event_name=FTB_AGENT_REATTACHED",
+                                  "repair-watcher");
+  if (!watcher.ok()) return watcher.status();
+
+  TreeRepairResult result;
+  for (int k = 0; k < options.kills; ++k) {
+    const int dead = victim(tree, root);
+    if (dead < 0) break;
+    const auto infos = tree.infos();
+    if (!infos[dead]) return unavailable("the agent to kill does not answer");
+    const int orphans = childrenOf(*infos[dead]);
+    (*watcher)->reset();
+    const uint64_t killed_at = nowNs();
+    tree.kill(dead);
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while ((*watcher)->otherEvents() < static_cast<uint64_t>(orphans)) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        return deadlineExceeded("only " + std::to_string((*watcher)->otherEvents()) + " of " +
+                                std::to_string(orphans) + " orphans reported a re-attachment in 30 s");
+      }
+      std::this_thread::sleep_for(1ms);
+    }
+    result.kill_to_whole_ms.push_back((nowNs() - killed_at) / 1e6);
+    result.orphans += orphans;
+    for (double ms : repairTimesMs((*watcher)->otherPayloads())) result.repair_ms.push_back(ms);
+    if (auto why = tree.waitForOneTree(30s); !why.empty()) {
+      return unavailable("the tree did not become whole after a kill: " + why);
+    }
+  }
+  std::sort(result.repair_ms.begin(), result.repair_ms.end());
+  return result;
+}
+
+}  // namespace ftb::bench

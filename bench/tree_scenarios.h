@@ -1,0 +1,101 @@
+// The tree benchmark's scenarios: each starts its own tree of real ftb-agent
+// processes on loopback (LocalTree), drives SDK clients on threads of this
+// process, and returns figures. None asserts anything about time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/bench_support.h"
+#include "client/status.h"
+
+namespace ftb::bench {
+
+// ---- end-to-end latency through a tree of depth >= 3
+
+struct TreeLatencyOptions {
+  std::string agent_binary;
+  int agents = 15;        // with fan-out 2: a tree of depth 3
+  uint32_t fan_out = 2;
+  uint64_t events = 5'000;
+  double per_second = 1'000;  // paced: latency, not queueing
+};
+
+struct LatencyPath {
+  std::string label;
+  int hops = 0;  // agent-to-agent links crossed
+  LatencySummary latency;
+  uint64_t received = 0;
+};
+
+struct TreeLatencyResult {
+  int tree_depth = 0;
+  uint64_t published = 0;
+  std::vector<LatencyPath> paths;
+};
+
+Result<TreeLatencyResult> runTreeLatency(const TreeLatencyOptions& options);
+
+// ---- events arriving at the root from many publishing agents
+
+struct TreeLoadOptions {
+  std::string agent_binary;
+  int publishing_agents = 32;
+  uint32_t fan_out = 8;
+  // Offered aggregate rates (events/s); 0 = every publisher as fast as it can.
+  std::vector<double> rates = {10'000, 100'000, 1'000'000, 0};
+  std::chrono::milliseconds duration{3000};  // of publishing, per rate
+};
+
+struct TreeLoadStep {
+  double offered_per_second = 0;  // 0 = flat out
+  uint64_t published = 0;
+  uint64_t arrived = 0;           // at the subscriber on the root agent
+  uint64_t missed_reported = 0;   // kMissed counts there
+  uint64_t publish_retries = 0;   // kResourceExhausted back-offs
+  uint64_t repairs = 0;           // re-attachments during the step (an overloaded
+                                  // machine can starve an agent past its link timeout)
+  double publish_seconds = 0;     // first to last publish()
+  double arrival_seconds = 0;     // first to last arrival at the root
+  double root_cpu_seconds = 0;    // the root agent, over publishing and draining
+  double wall_seconds = 0;        // the same window
+  double others_cpu_seconds = 0;  // every other agent together
+  double bench_cpu_seconds = 0;   // this process: 32 publishers + the subscriber
+
+  double arrivedPerSecond() const { return arrival_seconds > 0 ? arrived / arrival_seconds : 0; }
+  // Neither delivered nor reported missed when the root stopped receiving.
+  uint64_t unaccounted() const {
+    return published > arrived + missed_reported ? published - arrived - missed_reported : 0;
+  }
+  double rootCores() const { return wall_seconds > 0 ? root_cpu_seconds / wall_seconds : 0; }
+};
+
+struct TreeLoadResult {
+  int tree_depth = 0;
+  std::vector<TreeLoadStep> steps;
+};
+
+Result<TreeLoadResult> runTreeLoad(const TreeLoadOptions& options);
+
+// ---- repair after an interior agent is killed
+
+struct TreeRepairOptions {
+  std::string agent_binary;
+  int agents = 15;
+  uint32_t fan_out = 2;
+  uint32_t heartbeat_ms = 200;
+  uint32_t timeout_ms = 800;
+  int kills = 3;  // one after another, each once the tree is whole again
+};
+
+struct TreeRepairResult {
+  std::vector<double> repair_ms;  // as the orphans report it (FTB_AGENT_REATTACHED repair_ms=)
+  std::vector<double> kill_to_whole_ms;  // kill -> every orphan's report delivered at the root
+  int orphans = 0;
+};
+
+Result<TreeRepairResult> runTreeRepair(const TreeRepairOptions& options);
+
+}  // namespace ftb::bench
