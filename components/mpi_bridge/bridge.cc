@@ -80,13 +80,15 @@ Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), 
     error_ = s.toString();
     return;
   }
-  auto sub = (*client)->subscribe({.filter = "event_space=FTB.JL." + upper(config.job_id),
-                                   .callback = [this](const Notification& n) { onNotification(n); }});
+  // client_ is set before subscribing: the callback may answer a bad request at once.
+  client_ = std::move(*client);
+  auto sub = client_->subscribe({.filter = "event_space=FTB.JL." + upper(config.job_id),
+                                 .callback = [this](const Notification& n) { onNotification(n); }});
   if (!sub) {
     error_ = sub.status().toString();
-    return;
+    (void)client_->disconnect();
+    client_.reset();
   }
-  client_ = std::move(*client);
 }
 
 Bridge::~Bridge() {
