@@ -197,7 +197,6 @@ void Agent::run() {
       forgetDepartedPublishers(now);
       history_.prune(now);
       updateMetrics();
-      if (reload_policy_.exchange(false)) reloadPolicy();
       next_housekeeping = now + std::chrono::milliseconds(100);
     }
     for (const auto& id : doomed_) removeSession(id, "its socket is gone");

@@ -57,9 +57,6 @@ class Agent : private tree::TreeHost {
   void setConfigReloader(std::function<Result<AgentConfig>()> reloader) {
     reloader_ = std::move(reloader);
   }
-  // Re-reads --policy-file on the loop's next housekeeping turn (signal-safe).
-  // A policy that does not parse is logged and the current one kept.
-  void requestPolicyReload() { reload_policy_.store(true); }
 
   // Endpoints actually bound (port 0 resolved), e.g. "tcp://127.0.0.1:40123".
   const std::vector<std::string>& endpoints() const { return endpoints_; }
@@ -97,7 +94,6 @@ class Agent : private tree::TreeHost {
   // agent_policy.cc: the namespace policy.
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
-  void reloadPolicy();
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
@@ -140,7 +136,6 @@ class Agent : private tree::TreeHost {
   std::atomic<bool> stop_{false};
   std::atomic<bool> reload_{false};
   std::function<Result<AgentConfig>()> reloader_;
-  std::atomic<bool> reload_policy_{false};
   NamespacePolicy policy_;
   std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
   std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_

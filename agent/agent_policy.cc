@@ -1,5 +1,6 @@
 // The agent's side of the namespace policy: what a session may do, decided at
-// Hello and again after a reload; subscriptions are filtered per namespace.
+// Hello and again after a reload (agent_lifecycle.cc); subscriptions are
+// filtered per namespace.
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
@@ -28,18 +29,6 @@ bool Agent::mayReceive(ClientSession& session, const std::string& event_space) {
     }
   }
   return it->second;
-}
-
-void Agent::reloadPolicy() {
-  auto policy = NamespacePolicy::load(config_.policy_file);
-  if (!policy.ok()) {
-    spdlog::error("namespace policy not reloaded, the current one stays: {}", policy.status().message());
-    return;
-  }
-  policy_ = std::move(policy).value();
-  for (auto& [id, s] : sessions_) applyPolicy(*s);
-  spdlog::info("namespace policy reloaded from {}",
-               config_.policy_file.empty() ? "the embedded default" : config_.policy_file);
 }
 
 }  // namespace ftb::agent
