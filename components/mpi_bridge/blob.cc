@@ -6,12 +6,18 @@
 
 namespace ftb::mpi_bridge {
 namespace {
-std::size_t headerBytes(std::size_t count) { return 8 + 16 * count; }
+
+// Buffers start 64-byte aligned in the blob (and the blob in its section):
+// copying into a misaligned destination ran at a third of the speed here.
+constexpr std::size_t kAlign = 64;
+std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+std::size_t headerBytes(std::size_t count) { return aligned(8 + 16 * count); }
+
 }  // namespace
 
 std::size_t blobBytes(const std::vector<Protected>& buffers) {
   std::size_t n = headerBytes(buffers.size());
-  for (const auto& b : buffers) n += b.bytes;
+  for (const auto& b : buffers) n = aligned(n) + b.bytes;
   return n;
 }
 
@@ -22,9 +28,15 @@ uint32_t writeBlob(const std::vector<Protected>& buffers, uint8_t* out) {
     header.push_back(static_cast<uint64_t>(static_cast<int64_t>(b.id)));
     header.push_back(b.bytes);
   }
+  header.resize(headerBytes(buffers.size()) / 8, 0);
   uint32_t crc = copyWithCrc(out, header.data(), header.size() * 8);
   std::size_t off = header.size() * 8;
   for (const auto& b : buffers) {
+    if (std::size_t pad = aligned(off) - off; pad > 0) {
+      std::memset(out + off, 0, pad);
+      crc = crc32c(out + off, pad, crc);
+      off += pad;
+    }
     crc = copyWithCrc(out + off, b.ptr, b.bytes, crc);
     off += b.bytes;
   }
@@ -53,6 +65,7 @@ Status readBlob(const uint8_t* blob, std::size_t bytes, const std::vector<Protec
     }
   }
   for (const auto& b : buffers) {
+    off = aligned(off);
     std::memcpy(b.ptr, blob + off, b.bytes);
     off += b.bytes;
   }

@@ -1,5 +1,6 @@
 // A rank's protected buffers serialised into one contiguous blob:
 //   [u64 count][count x {i64 id, u64 bytes}][buffer data in registration order]
+// with the header and every buffer padded to 64-byte boundaries (zeros).
 #pragma once
 
 #include <cstddef>

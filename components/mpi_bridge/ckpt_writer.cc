@@ -1,6 +1,8 @@
 #include "components/mpi_bridge/ckpt_writer.h"
 
 #include <atomic>
+#include <cstdlib>
+#include <memory>
 #include <cstring>
 
 #include "components/mpi_bridge/checksum.h"
@@ -9,6 +11,24 @@ namespace ftb::mpi_bridge {
 namespace {
 
 constexpr std::size_t kChunk = 1 << 20;  // encoding pipeline stage
+
+// Receive buffers 64-byte aligned, so the codecs take their vector paths.
+class AlignedBuffer {
+ public:
+  void reserve(std::size_t bytes) {
+    if (bytes <= size_) return;
+    data_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, alignUp(bytes, 64))));
+    size_ = bytes;
+  }
+  uint8_t* data() { return data_.get(); }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  std::size_t size_ = 0;
+};
 
 Status mpiStatus(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return {};
@@ -184,14 +204,14 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
   std::vector<int> mine;
   for (std::size_t i = 1; i < meta.sections.size(); ++i) mine.push_back(meta.sections[i].index);
   const std::size_t chunks = (seg + kChunk - 1) / kChunk;
-  std::vector<uint8_t> recv[2];
+  AlignedBuffer recv[2];
   std::vector<MPI_Request> reqs[2];
 
   auto post = [&](std::size_t ci) {
     auto& buf = recv[ci % 2];
     auto& rq = reqs[ci % 2];
     const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
-    buf.resize(static_cast<std::size_t>(m) * k * kChunk);
+    buf.reserve(static_cast<std::size_t>(m) * k * kChunk);
     rq.clear();
     for (int p = 0; p < m; ++p) {  // receive the k data chunks of each codeword I hold parity of
       int c = mine[p];
