@@ -118,7 +118,7 @@ class Agent : private tree::TreeHost {
   void updateTreeInterest();
   void deliverLocal(const tree::TreeEvent& event) override;
   void topologyChanged(const tree::TopologyChange& change) override;
-  void eventsLost(uint64_t count) override;
+  void eventsLost(const std::string& event_space, uint64_t count) override;
   void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload);
   void publishTopologyChanges();
   void fillTreeInfo(proto::TreeInfo* info);

@@ -124,10 +124,23 @@ void Agent::topologyChanged(const tree::TopologyChange& change) {
   topology_changes_.push_back(change);
 }
 
-void Agent::eventsLost(uint64_t count) {
-  log_.warn("tree-lost", "{} events from other agents never arrived after a repair", count);
+void Agent::eventsLost(const std::string& event_space, uint64_t count) {
+  log_.warn("tree-lost", "{} events of {} from other agents never arrived after a repair", count,
+            event_space);
+  // Every local subscription that could have matched them hears of the loss
+  // as missed events (its filter's event space; name and severity are unknown).
+  for (auto& [routing_id, session] : sessions_) {
+    if (!mayReceive(*session, event_space)) continue;
+    bool told = false;
+    for (const auto& [id, sub] : session->subscriptions) {
+      if (!sub.filter.matchesEventSpace(event_space)) continue;
+      session->outbound.addMissedFor(id, count);
+      told = true;
+    }
+    if (told) session->outbound.addMissed(count);
+  }
   publishAgentEvent("FTB_AGENT_EVENTS_LOST", proto::ERROR,
-                    "agent=" + config_.name + " lost=" + std::to_string(count));
+                    "agent=" + config_.name + " space=" + event_space + " lost=" + std::to_string(count));
 }
 
 void Agent::publishTopologyChanges() {

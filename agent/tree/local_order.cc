@@ -34,12 +34,13 @@ void LocalOrder::arrive(const TreeEvent& event, Nanos now, std::vector<TreeEvent
   // rely on (a late fill was counted as lost when its gap was given up).
 }
 
-uint64_t LocalOrder::expire(Nanos now, std::vector<TreeEvent>& ready) {
-  uint64_t lost = 0;
+std::vector<LocalOrder::Loss> LocalOrder::expire(Nanos now, std::vector<TreeEvent>& ready) {
+  std::vector<Loss> lost;
   for (auto it = streams_.begin(); it != streams_.end();) {
     Stream& s = it->second;
     if (!s.waiting.empty() && now - s.waiting_since > hold_timeout_) {
-      lost += s.waiting.begin()->first - s.next;
+      const auto& [first_waiting, event] = *s.waiting.begin();
+      lost.push_back({event.event_space, first_waiting - s.next});
       s.next = s.waiting.begin()->first;
       drain(s, ready);
       s.waiting_since = s.waiting.empty() ? Nanos(0) : now;

@@ -22,9 +22,15 @@ class LocalOrder {
   // the next one due is dropped: it predates local interest, or its gap was
   // given up on and what followed it has been delivered already.
   void arrive(const TreeEvent& event, Nanos now, std::vector<TreeEvent>& ready);
+  // Events of one publisher that were never filled in. A publisher publishes
+  // in one event space, so the space of what waited names that of the gap.
+  struct Loss {
+    std::string event_space;
+    uint64_t events = 0;
+  };
   // Gives up on gaps older than the timeout: what waited behind them is
-  // appended to `ready`; returns how many events were never filled in.
-  uint64_t expire(Nanos now, std::vector<TreeEvent>& ready);
+  // appended to `ready`; returns what was never filled in, per publisher.
+  std::vector<Loss> expire(Nanos now, std::vector<TreeEvent>& ready);
   // The gaps open for at least `min_age`, per publisher: `high` is the last
   // event waiting, `holes` what is missing below it.
   SeenVector gaps(Nanos now, Nanos min_age) const;

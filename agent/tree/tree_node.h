@@ -61,7 +61,9 @@ class TreeHost {
   virtual void topologyChanged(const TopologyChange& change) = 0;
   // Events that never arrived although later ones from their publisher did
   // (a repair whose replay came too late or from beyond the retention).
-  virtual void eventsLost(uint64_t /*count*/) {}
+  // `count` events of `event_space` from another agent never arrived (a gap
+  // that no replay filled in time): local subscribers must be told.
+  virtual void eventsLost(const std::string& /*event_space*/, uint64_t /*count*/) {}
 };
 
 class TreeNode {

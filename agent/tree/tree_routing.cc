@@ -146,12 +146,13 @@ void TreeNode::deliverInOrder(const TreeEvent& event, Nanos now) {
 
 void TreeNode::expireGaps(Nanos now) {
   std::vector<TreeEvent> ready;
-  const uint64_t lost = local_order_.expire(now, ready);
-  for (const TreeEvent& e : ready) host_.deliverLocal(e);
-  if (lost > 0) {
-    stats_.events_lost += lost;
-    host_.eventsLost(lost);
+  const auto lost = local_order_.expire(now, ready);
+  // Tell local subscribers of the loss before they see what followed it.
+  for (const auto& loss : lost) {
+    stats_.events_lost += loss.events;
+    host_.eventsLost(loss.event_space, loss.events);
   }
+  for (const TreeEvent& e : ready) host_.deliverLocal(e);
 }
 
 void TreeNode::forward(const TreeEvent& event, const std::string& except) {

@@ -23,6 +23,7 @@ TreeCluster::TreeCluster(Options options) : options_(options) {
         "--tree-fan-out", std::to_string(options.fan_out),
         "--tree-heartbeat-ms", std::to_string(options.heartbeat_ms),
         "--tree-timeout-ms", std::to_string(options.timeout_ms)};
+    flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
     if (!seeds.empty()) {
       std::string list;
       for (const auto& s : seeds) list += (list.empty() ? "" : ",") + s;

@@ -25,6 +25,7 @@ class TreeCluster {
     uint32_t fan_out = 4;
     uint32_t heartbeat_ms = 200;
     uint32_t timeout_ms = 800;
+    std::vector<std::string> extra_flags;  // for every agent
   };
   explicit TreeCluster(Options options);
 

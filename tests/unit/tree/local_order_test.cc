@@ -65,8 +65,11 @@ BOOST_AUTO_TEST_CASE(a_gap_is_given_up_after_the_timeout_and_a_late_fill_dropped
   Order o;
   o.feed({1}, 0s);
   o.feed({4}, 1s);
-  BOOST_CHECK_EQUAL(o.order.expire(2s, o.ready), 0u);
-  BOOST_CHECK_EQUAL(o.order.expire(5s, o.ready), 2u);  // 2 and 3 lost
+  BOOST_CHECK(o.order.expire(2s, o.ready).empty());
+  const auto lost = o.order.expire(5s, o.ready);  // 2 and 3 lost
+  BOOST_REQUIRE_EQUAL(lost.size(), 1u);
+  BOOST_CHECK_EQUAL(lost[0].events, 2u);
+  BOOST_CHECK_EQUAL(lost[0].event_space, "FTB.X");
   BOOST_CHECK(o.released({1, 4}));
   o.feed({2, 5}, 6s);  // 2 is too late: 4 went out already
   BOOST_CHECK(o.released({1, 4, 5}));
