@@ -15,14 +15,14 @@ namespace {
 
 constexpr std::size_t kZ85KeyLength = 40;
 
-// The first word of each non-comment line.
+// The first word of each line that is not blank or a comment. Comments are
+// whole lines starting with '#': Z85 keys may contain '#' themselves.
 std::vector<std::string> keyLines(std::istream& in) {
   std::vector<std::string> out;
   for (std::string line; std::getline(in, line);) {
-    line = line.substr(0, line.find('#'));
     std::istringstream words(line);
     std::string word;
-    if (words >> word) out.push_back(word);
+    if (words >> word && word[0] != '#') out.push_back(word);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // CurveZMQ keys for ftb (docs/SECURITY.md): Z85 text, 40 characters.
-// A key file holds one secret key on its first line (comments start with #)
+// A key file holds one secret key on its first line (lines starting with # are
+// comments; a key may itself contain #)
 // and must be owned by root (or the user reading it) and readable by its owner
 // only; an authorized-keys file lists public keys, one per line.
 //
@@ -29,7 +30,8 @@ bool isKey(const std::string& z85);
 // someone other than root or this process's user; kFailedPrecondition when it
 // cannot be read; kInvalidArgument when it holds no key. Messages name the file.
 Result<std::string> loadSecretKeyFile(const std::string& path);
-// Public keys, one per line (comments after #); a bad line is kInvalidArgument.
+// Public keys, one per line (lines starting with # are comments, and text after
+// the key on a line is ignored); a bad line is kInvalidArgument.
 Result<std::set<std::string>> loadAuthorizedKeys(const std::string& path);
 
 // Writes `pair` as <base>.key (secret, mode 0600) and <base>.pub (0644).

@@ -1,0 +1,56 @@
+#define BOOST_TEST_MODULE curve_keys_test
+#include "client/curve_keys.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/support/agent_process.h"  // TempDir
+
+using namespace ftb::curve;
+
+BOOST_AUTO_TEST_CASE(written_keys_load_back_whatever_characters_they_hold) {
+  ftb::testing::TempDir dir;
+  // Z85 keys may contain '#', the comment character: many pairs cover that.
+  for (int i = 0; i < 200; ++i) {
+    auto pair = generateKeyPair();
+    BOOST_REQUIRE(pair.ok());
+    BOOST_REQUIRE(writeKeyFiles(*pair, dir.path() + "/k").ok());
+    auto secret = loadSecretKeyFile(dir.path() + "/k.key");
+    BOOST_REQUIRE_MESSAGE(secret.ok(), secret.status().message());
+    BOOST_TEST(*secret == pair->secret_key);
+    BOOST_TEST(publicKeyOf(*secret).value() == pair->public_key);
+    auto listed = loadAuthorizedKeys(dir.path() + "/k.pub");
+    BOOST_REQUIRE(listed.ok());
+    BOOST_TEST(listed->count(pair->public_key) == 1u);
+  }
+  struct stat st{};
+  BOOST_REQUIRE(stat((dir.path() + "/k.key").c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 0777) == 0600u);
+}
+
+BOOST_AUTO_TEST_CASE(secret_key_files_readable_by_others_are_refused) {
+  ftb::testing::TempDir dir;
+  BOOST_REQUIRE(writeKeyFiles(generateKeyPair().value(), dir.path() + "/k").ok());
+  BOOST_REQUIRE(chmod((dir.path() + "/k.key").c_str(), 0640) == 0);
+  auto secret = loadSecretKeyFile(dir.path() + "/k.key");
+  BOOST_TEST(!secret.ok());
+  BOOST_TEST(secret.status().message().find("chmod 600") != std::string::npos);
+  BOOST_TEST(!loadSecretKeyFile(dir.path() + "/missing.key").ok());
+}
+
+BOOST_AUTO_TEST_CASE(authorized_keys_files_take_comments_and_reject_garbage) {
+  ftb::testing::TempDir dir;
+  const auto a = generateKeyPair().value(), b = generateKeyPair().value();
+  std::ofstream(dir.path() + "/ok") << "# agents\n" << a.public_key << "  node17\n\n  " << b.public_key << "\n";
+  auto keys = loadAuthorizedKeys(dir.path() + "/ok");
+  BOOST_REQUIRE_MESSAGE(keys.ok(), keys.status().message());
+  BOOST_TEST(keys->size() == 2u);
+  std::ofstream(dir.path() + "/bad") << a.public_key << "\nnot-a-key\n";
+  auto bad = loadAuthorizedKeys(dir.path() + "/bad");
+  BOOST_TEST(!bad.ok());
+  BOOST_TEST(bad.status().message().find("'not-a-key'") != std::string::npos);
+  BOOST_TEST(!publicKeyOf("short").ok());
+}
