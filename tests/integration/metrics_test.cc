@@ -13,22 +13,9 @@ using ftb::testing::AgentProcess;
 using ftb::testing::connectOrFail;
 using ftb::testing::MetricsText;
 using ftb::testing::scrapeMetrics;
-using ftb::testing::waitFor;
+using ftb::testing::scrapeUntil;
 
 namespace {
-
-// Scrapes until `condition` holds on what was scraped (gauges follow the
-// agent's housekeeping turn), failing with the last text otherwise.
-template <typename Condition>
-MetricsText scrapeUntil(const std::string& address, Condition condition) {
-  MetricsText m;
-  const bool ok = waitFor([&] {
-    m = scrapeMetrics(address);
-    return condition(m);
-  });
-  BOOST_CHECK_MESSAGE(ok, "metrics never reached the expected values");
-  return m;
-}
 
 void drain(ftb::Client& sub, ftb::SubscriptionId id, int n) {
   for (int i = 0; i < n; ++i) {

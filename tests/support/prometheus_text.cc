@@ -123,9 +123,10 @@ std::string httpGet(const std::string& address, const std::string& path, int* st
   to.sin_port = htons(static_cast<uint16_t>(std::atoi(address.substr(colon + 1).c_str())));
   inet_pton(AF_INET, address.substr(0, colon).c_str(), &to.sin_addr);
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (status != nullptr) *status = 0;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
     ::close(fd);
-    BOOST_ERROR("cannot connect to the metrics endpoint " << address);
+    if (status == nullptr) BOOST_ERROR("cannot connect to the metrics endpoint " << address);
     return {};
   }
   const std::string request = "GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\n\r\n";
@@ -137,7 +138,7 @@ std::string httpGet(const std::string& address, const std::string& path, int* st
   ::close(fd);
   const auto head_end = response.find("\r\n\r\n");
   if (head_end == std::string::npos) {
-    BOOST_ERROR("no HTTP response from " << address);
+    if (status == nullptr) BOOST_ERROR("no HTTP response from " << address);
     return {};
   }
   const int code = std::atoi(response.substr(response.find(' ') + 1, 3).c_str());

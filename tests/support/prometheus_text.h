@@ -4,11 +4,17 @@
 //   auto samples = ftb::testing::scrapeMetrics("127.0.0.1:9810");
 //   double n = samples.value("ftb_agent_clients");
 //   double m = samples.sum("ftb_agent_events_received_total", {{"severity", "ERROR"}});
+//   scrapeUntil(address, [](const MetricsText& t) { return t.sum("ftb_agent_clients") == 2; });
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/support/agent_process.h"  // waitFor
 
 namespace ftb::testing {
 
@@ -33,13 +39,34 @@ struct MetricsText {
 // with the line quoted (and is skipped).
 MetricsText parseMetricsText(const std::string& text);
 
-// GET http://<address>/metrics; fails the current test on any HTTP error.
-// Returns the body (empty on failure).
+// GET http://<address><path>. Without `status`, anything but a 200 fails the
+// current test; with it, *status is the HTTP status (0: no connection or no
+// answer) and the caller judges. Returns the body (empty on failure).
 std::string httpGet(const std::string& address, const std::string& path = "/metrics",
                     int* status = nullptr);
 
 inline MetricsText scrapeMetrics(const std::string& address) {
   return parseMetricsText(httpGet(address));
+}
+
+// Scrapes until `condition` holds on what was scraped (gauges follow the
+// daemon's housekeeping turn; the endpoint may not be up yet), failing the
+// current test when `timeout` passes first. Returns the last scrape.
+template <typename Condition>
+MetricsText scrapeUntil(const std::string& address, Condition condition,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  MetricsText m;
+  const bool ok = waitFor(
+      [&] {
+        int status = 0;
+        const std::string text = httpGet(address, "/metrics", &status);
+        if (status != 200) return false;
+        m = parseMetricsText(text);
+        return condition(m);
+      },
+      timeout);
+  BOOST_CHECK_MESSAGE(ok, "metrics at " << address << " never reached the expected values");
+  return m;
 }
 
 }  // namespace ftb::testing

@@ -13,28 +13,7 @@ using ftb::ipmi::testing::IpmiSimProcess;
 using ftb::ipmi::testing::MonitorRig;
 using ftb::ipmi::testing::named;
 using ftb::testing::MetricsText;
-using ftb::testing::scrapeMetrics;
-
-namespace {
-
-// Scrapes until `condition` holds (the endpoint is up once the monitor runs).
-template <typename Condition>
-MetricsText scrapeUntil(const std::string& address, Condition condition) {
-  MetricsText m;
-  const bool ok = ftb::testing::waitFor(
-      [&] {
-        int status = 0;
-        const std::string text = ftb::testing::httpGet(address, "/metrics", &status);
-        if (status != 200) return false;
-        m = ftb::testing::parseMetricsText(text);
-        return condition(m);
-      },
-      15s);
-  BOOST_CHECK_MESSAGE(ok, "metrics never reached the expected values");
-  return m;
-}
-
-}  // namespace
+using ftb::testing::scrapeUntil;
 
 BOOST_AUTO_TEST_CASE(sweeps_errors_and_bmc_state_are_exported) {
   MonitorRig rig;
@@ -44,18 +23,22 @@ BOOST_AUTO_TEST_CASE(sweeps_errors_and_bmc_state_are_exported) {
   BOOST_REQUIRE(rig.events.waitFor(named("FTB_IPMI_BMC_ONLINE", "node1"), 10s));
   const std::map<std::string, std::string> label{{"bmc", bmc.address()}};
 
-  MetricsText m = scrapeUntil(address, [&](const MetricsText& t) {
-    return t.sum("ftb_ipmi_sweep_seconds_count", label) >= 2;
-  });
+  MetricsText m = scrapeUntil(
+      address, [&](const MetricsText& t) { return t.sum("ftb_ipmi_sweep_seconds_count", label) >= 2; },
+      15s);
   BOOST_TEST(m.types.at("ftb_ipmi_sweep_seconds") == "histogram");
   BOOST_TEST(m.sum("ftb_ipmi_bmc_up", label) == 1);
   BOOST_TEST(m.sum("ftb_ipmi_sweep_errors_total", label) == 0);
   BOOST_TEST(m.sum("ftb_ipmi_sweep_seconds_sum", label) > 0);
 
   bmc.kill();
-  m = scrapeUntil(address, [&](const MetricsText& t) {
-    return t.sum("ftb_ipmi_bmc_up", label) == 0 &&
-           t.sum("ftb_ipmi_sweep_errors_total", label) + t.sum("ftb_ipmi_connect_errors_total", label) >= 1;
-  });
+  m = scrapeUntil(
+      address,
+      [&](const MetricsText& t) {
+        return t.sum("ftb_ipmi_bmc_up", label) == 0 &&
+               t.sum("ftb_ipmi_sweep_errors_total", label) +
+                       t.sum("ftb_ipmi_connect_errors_total", label) >= 1;
+      },
+      15s);
   BOOST_TEST(m.sum("ftb_ipmi_bmc_up", label) == 0);
 }
