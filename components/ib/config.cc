@@ -10,6 +10,9 @@ namespace ftb::ib {
 void addMonitorOptions(CLI::App& app, MonitorConfig& c) {
   app.add_option("--agent-endpoint", c.agent_endpoint,
                  "ftb-agent to publish to (default: $FTB_AGENT_ENDPOINT, else the local agent)");
+  app.add_option("--metrics-listen", c.metrics_listen,
+                 "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9812); "
+                 "empty: off");
   app.add_option("--component", c.component, "Event space is FTB.IB.<component>")
       ->capture_default_str();
   app.add_option("--backend", c.backend,

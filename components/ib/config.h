@@ -27,6 +27,7 @@ struct MonitorConfig {
   std::string expected_width;         // "4X"; "" = best seen on the port
   uint32_t recover_sweeps = 3;
   std::string log_level = "info";
+  std::string metrics_listen;  // Prometheus metrics at http://HOST:PORT/metrics; "" = off
 };
 
 // Registers every MonitorConfig field as a flag (and so as a config-file key).

@@ -12,6 +12,7 @@
 
 #include "client/client.h"
 #include "components/ib/config.h"
+#include "metrics/http_server.h"
 #include "components/ib/event_sink.h"
 #include "components/ib/events.h"
 #include "components/ib/ibverbs_devices.h"
@@ -70,8 +71,20 @@ int main(int argc, char** argv) {
   ftb::ib::VerbsDevices& devices =
       config.backend == "sysfs" ? static_cast<ftb::ib::VerbsDevices&>(sysfs_devices) : verbs;
   ftb::ib::SdkEventSink sink(**client);
+  ftb::metrics::Registry registry;
+  std::unique_ptr<ftb::metrics::HttpServer> metrics_server;
+  if (!config.metrics_listen.empty()) {
+    auto server = ftb::metrics::HttpServer::start(config.metrics_listen, registry);
+    if (!server.ok()) {
+      std::cerr << "ftb-ib: " << server.status().message() << "\n";
+      return 2;
+    }
+    metrics_server = std::move(server).value();
+    spdlog::info("metrics at http://{}/metrics", metrics_server->address());
+  }
   ftb::ib::Monitor monitor({.interval = std::chrono::milliseconds(config.interval_ms),
-                            .prediction = *prediction},
+                            .prediction = *prediction,
+                            .metrics = &registry},
                            devices, sysfs, sink);
   spdlog::info("ftb-ib: backend {}, sysfs root {}, sweep every {} ms", config.backend,
                config.sysfs_root, config.interval_ms);

@@ -35,7 +35,16 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 }  // namespace
 
 Monitor::Monitor(MonitorOptions options, VerbsDevices& devices, SysfsTree sysfs, EventSink& sink)
-    : options_(std::move(options)), devices_(devices), sysfs_(std::move(sysfs)), sink_(sink) {}
+    : options_(std::move(options)), devices_(devices), sysfs_(std::move(sysfs)), sink_(sink) {
+  if (metrics::Registry* r = options_.metrics) {
+    sweep_seconds_ = &r->histogram("ftb_ib_sweep_seconds",
+                                   "Time one sweep (rescan, port queries, counters) took",
+                                   metrics::exponentialBuckets(0.0005, 2, 12));
+    devices_open_ = &r->gauge("ftb_ib_devices", "Adapters open");
+    troubles_total_ = &r->counter("ftb_ib_monitor_troubles_total",
+                                  "Problems of the monitor itself (unreadable counters, failed queries)");
+  }
+}
 
 Monitor::~Monitor() = default;
 
@@ -67,6 +76,7 @@ void Monitor::trouble(const std::string& key, const std::string& message) {
     return;
   }
   spdlog::warn("{}", message);
+  if (troubles_total_) troubles_total_->inc();
   publish(kMonitorTrouble, "FTB_IB_MONITOR: " + message, {{"problem", message}}, {});
 }
 
@@ -311,6 +321,7 @@ void Monitor::sweepCounters(const std::string& name, uint32_t number, Clock::tim
 }
 
 void Monitor::sweep(Clock::time_point now) {
+  const auto started = std::chrono::steady_clock::now();
   held_.clear();
   rescan();
   std::vector<std::string> names;
@@ -323,6 +334,10 @@ void Monitor::sweep(Clock::time_point now) {
       if (!refreshPort(name, number, "sweep")) break;
       sweepCounters(name, number, now);
     }
+  }
+  if (sweep_seconds_) {
+    sweep_seconds_->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    devices_open_->set(static_cast<double>(open_.size()));
   }
 }
 

@@ -24,12 +24,14 @@
 #include "components/ib/port_predictor.h"
 #include "components/ib/sysfs_tree.h"
 #include "components/ib/verbs_devices.h"
+#include "metrics/registry.h"
 
 namespace ftb::ib {
 
 struct MonitorOptions {
   std::chrono::milliseconds interval{10000};
   PredictionOptions prediction;
+  metrics::Registry* metrics = nullptr;  // sweep times, devices, troubles (docs/METRICS.md); null: none
 };
 
 class Monitor {
@@ -89,6 +91,10 @@ class Monitor {
   std::set<std::string> held_;
   std::set<std::string> troubles_;
   bool said_unavailable_ = false;
+  // Prometheus, when options_.metrics is set (the metrics thread only reads them).
+  metrics::Histogram* sweep_seconds_ = nullptr;
+  metrics::Gauge* devices_open_ = nullptr;
+  metrics::Counter* troubles_total_ = nullptr;
 };
 
 }  // namespace ftb::ib
