@@ -99,6 +99,9 @@ add_module() {
 }
 add_module veth
 add_module rdma_rxe
+# rxe asks the crypto API for "crc32" by name (a module request, not a symbol
+# dependency, and the guest has no modprobe): load the generic one up front.
+add_module crc32_generic
 printf '%s\n' "${order[@]}" > "$root/modules/order"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
 
