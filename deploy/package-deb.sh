@@ -94,5 +94,5 @@ chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm"
 
 mkdir -p "$out"
 deb="$out/ftb_${version}_amd64.deb"
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$stage" "$deb" >/dev/null
 echo "$deb"
