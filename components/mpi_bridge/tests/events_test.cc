@@ -195,3 +195,31 @@ BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
   BOOST_CHECK(first != std::string::npos);
   BOOST_CHECK(run.output.find("not connected to an ftb agent", first + 1) == std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(a_stop_with_a_level_checkpoints_and_a_later_run_resumes) {
+  const std::string expected = failureFree();
+  AgentProcess agent;
+  Watcher watch(agent);
+  auto job = stencil("EV_STOP");
+  job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
+  job.start({"n0", "n1", "n0", "n1"}, kArgs);
+  awaitRanks(agent, "EV_STOP", 4);
+  ftbctl(agent, "publish --space FTB.JL.EV_STOP --name FTB_STOP --severity warning --job-id EV_STOP"
+                " --tag corr=S1 --tag level=L1 --tag reason=drain");
+  MpiRun stopped = job.finish();
+  BOOST_TEST_INFO("mpirun output:\n" << stopped.output);
+  BOOST_REQUIRE_EQUAL(stopped.exit_code, 0);
+  BOOST_REQUIRE(stopped.lineWith("RESULT ").empty());
+  auto done = named(collect(*watch.client, watch.sub,
+                            [](const auto& ev) { return named(ev, "FTB_CHECKPOINT_DONE").size() >= 4; }),
+                    "FTB_CHECKPOINT_DONE");
+  BOOST_REQUIRE_EQUAL(done.size(), 4u);
+  for (const auto& e : done) {
+    BOOST_CHECK_EQUAL(e.tags.at("corr"), "S1");
+    BOOST_CHECK_EQUAL(e.tags.at("level"), "L1");
+  }
+  BOOST_CHECK_EQUAL(job.shmFiles("n0").size() + job.shmFiles("n1").size(), 4u);  // kept for the restart
+  MpiRun resumed = job.run({"n0", "n1", "n0", "n1"}, kArgs);
+  BOOST_CHECK_EQUAL(result(resumed), expected);
+  BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration").empty());
+}
