@@ -107,22 +107,35 @@ struct Watcher {
   ftb::SubscriptionId sub = 0;
 };
 
+// A stencil job on n0,n1,n0,n1 whose ranks are connected to a fresh agent,
+// and a watcher of FTB.MPI.FTBCKPT.
+struct LiveJob {
+  explicit LiveJob(const std::string& id) : watch(agent), job(stencil(id)), id(id) {
+    job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
+    job.start({"n0", "n1", "n0", "n1"}, kArgs);
+    awaitRanks(agent, id, 4);
+  }
+  // Publishes a launcher request in FTB.JL.<job> with ftbctl; returns its event id.
+  std::string request(const std::string& name_and_options) {
+    return ftbctl(agent, "publish --space FTB.JL." + id + " --job-id " + id + " --name " + name_and_options);
+  }
+  std::vector<ftb::Event> awaitEvents(const std::string& name, std::size_t n) {
+    return named(collect(*watch.client, watch.sub, [&](const auto& ev) { return named(ev, name).size() >= n; }), name);
+  }
+
+  AgentProcess agent;
+  Watcher watch;
+  MpiJob job;
+  std::string id;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(every_rank_answers_a_checkpoint_request) {
   const std::string expected = failureFree();
-  AgentProcess agent;
-  Watcher watch(agent);
-  auto job = stencil("EV_CKPT");
-  job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
-  job.start({"n0", "n1", "n0", "n1"}, kArgs);
-  awaitRanks(agent, "EV_CKPT", 4);
-  const std::string request_id =
-      ftbctl(agent, "publish --space FTB.JL.EV_CKPT --name FTB_CHECKPOINT --severity info --job-id EV_CKPT"
-                    " --tag corr=C1 --tag level=L2");
-  auto events = collect(*watch.client, watch.sub,
-                        [](const auto& ev) { return named(ev, "FTB_CHECKPOINT_DONE").size() >= 4; });
-  auto done = named(events, "FTB_CHECKPOINT_DONE");
+  LiveJob live("EV_CKPT");
+  const std::string request_id = live.request("FTB_CHECKPOINT --severity info --tag corr=C1 --tag level=L2");
+  auto done = live.awaitEvents("FTB_CHECKPOINT_DONE", 4);
   BOOST_REQUIRE_EQUAL(done.size(), 4u);
   std::set<std::string> ranks;
   for (const auto& e : done) {
@@ -136,24 +149,18 @@ BOOST_AUTO_TEST_CASE(every_rank_answers_a_checkpoint_request) {
     BOOST_CHECK(e.payload.find("corr=C1") != std::string::npos);
   }
   BOOST_CHECK((ranks == std::set<std::string>{"0", "1", "2", "3"}));
-  BOOST_CHECK_EQUAL(result(job.finish()), expected);
+  BOOST_CHECK_EQUAL(result(live.job.finish()), expected);
 }
 
 BOOST_AUTO_TEST_CASE(a_migration_moves_the_ranks_of_a_node) {
   const std::string expected = failureFree();
-  AgentProcess agent;
-  Watcher watch(agent);
-  auto job = stencil("EV_MIG");
-  job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
-  job.start({"n0", "n1", "n0", "n1"}, kArgs);
-  awaitRanks(agent, "EV_MIG", 4);
-  ftbctl(agent, "publish --space FTB.JL.EV_MIG --name FTB_MIGRATE --severity warning --job-id EV_MIG"
-                " --tag corr=M1 --tag source=n1");
-  MpiRun first = job.finish();
+  LiveJob live("EV_MIG");
+  live.request("FTB_MIGRATE --severity warning --tag corr=M1 --tag source=n1");
+  MpiRun first = live.job.finish();
   BOOST_TEST_INFO("mpirun output:\n" << first.output);
   BOOST_REQUIRE_EQUAL(first.exit_code, 75);  // relaunch me
   BOOST_REQUIRE(first.lineWith("RESULT ").empty());
-  auto events = collect(*watch.client, watch.sub, [](const auto& ev) {
+  auto events = collect(*live.watch.client, live.watch.sub, [](const auto& ev) {
     return named(ev, "FTB_CHECKPOINT_DONE").size() >= 4 && named(ev, "FTB_MIGRATE_PIC").size() >= 1;
   });
   BOOST_REQUIRE_EQUAL(named(events, "FTB_CHECKPOINT_DONE").size(), 4u);
@@ -164,14 +171,12 @@ BOOST_AUTO_TEST_CASE(a_migration_moves_the_ranks_of_a_node) {
   BOOST_CHECK_EQUAL(pic[0].tags.at("corr"), "M1");
 
   // The launcher's part: the ranks of n1 restart on n2, the job learns its corr.
-  job.setEnv("FTB_CORR_ID", "M1");
-  MpiRun second = job.run({"n0", "n2", "n0", "n2"}, kArgs);
+  live.job.setEnv("FTB_CORR_ID", "M1");
+  MpiRun second = live.job.run({"n0", "n2", "n0", "n2"}, kArgs);
   BOOST_CHECK_EQUAL(result(second), expected);
   BOOST_CHECK(second.lineWith("stencil: resumed at iteration 0").empty());
   BOOST_CHECK(!second.lineWith("stencil: resumed at iteration").empty());
-  auto restarts = named(collect(*watch.client, watch.sub,
-                                [](const auto& ev) { return named(ev, "FTB_RESTART_DONE").size() >= 4; }),
-                        "FTB_RESTART_DONE");
+  auto restarts = live.awaitEvents("FTB_RESTART_DONE", 4);
   BOOST_REQUIRE_EQUAL(restarts.size(), 4u);
   std::map<std::string, std::string> rebuilt;
   for (const auto& e : restarts) {
@@ -198,28 +203,20 @@ BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
 
 BOOST_AUTO_TEST_CASE(a_stop_with_a_level_checkpoints_and_a_later_run_resumes) {
   const std::string expected = failureFree();
-  AgentProcess agent;
-  Watcher watch(agent);
-  auto job = stencil("EV_STOP");
-  job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
-  job.start({"n0", "n1", "n0", "n1"}, kArgs);
-  awaitRanks(agent, "EV_STOP", 4);
-  ftbctl(agent, "publish --space FTB.JL.EV_STOP --name FTB_STOP --severity warning --job-id EV_STOP"
-                " --tag corr=S1 --tag level=L1 --tag reason=drain");
-  MpiRun stopped = job.finish();
+  LiveJob live("EV_STOP");
+  live.request("FTB_STOP --severity warning --tag corr=S1 --tag level=L1 --tag reason=drain");
+  MpiRun stopped = live.job.finish();
   BOOST_TEST_INFO("mpirun output:\n" << stopped.output);
   BOOST_REQUIRE_EQUAL(stopped.exit_code, 0);
   BOOST_REQUIRE(stopped.lineWith("RESULT ").empty());
-  auto done = named(collect(*watch.client, watch.sub,
-                            [](const auto& ev) { return named(ev, "FTB_CHECKPOINT_DONE").size() >= 4; }),
-                    "FTB_CHECKPOINT_DONE");
+  auto done = live.awaitEvents("FTB_CHECKPOINT_DONE", 4);
   BOOST_REQUIRE_EQUAL(done.size(), 4u);
   for (const auto& e : done) {
     BOOST_CHECK_EQUAL(e.tags.at("corr"), "S1");
     BOOST_CHECK_EQUAL(e.tags.at("level"), "L1");
   }
-  BOOST_CHECK_EQUAL(job.shmFiles("n0").size() + job.shmFiles("n1").size(), 4u);  // kept for the restart
-  MpiRun resumed = job.run({"n0", "n1", "n0", "n1"}, kArgs);
+  BOOST_CHECK_EQUAL(live.job.shmFiles("n0").size() + live.job.shmFiles("n1").size(), 4u);  // kept for the restart
+  MpiRun resumed = live.job.run({"n0", "n1", "n0", "n1"}, kArgs);
   BOOST_CHECK_EQUAL(result(resumed), expected);
   BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration").empty());
 }
