@@ -1,5 +1,6 @@
 #include "bench/local_tree.h"
 
+#include <filesystem>
 #include <thread>
 
 #include "cli/tree_health.h"
@@ -27,6 +28,17 @@ Result<std::unique_ptr<LocalTree>> LocalTree::start(const std::string& binary, O
     tree->agents_.push_back(std::move(*agent));
   }
   return tree;
+}
+
+LocalTree::~LocalTree() {
+  if (options_.keep_logs_in.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(options_.keep_logs_in, ec);
+  for (int i = 0; i < size(); ++i) {
+    std::filesystem::copy_file(agents_[i]->logPath(),
+                               options_.keep_logs_in + "/agent" + std::to_string(i) + ".log",
+                               std::filesystem::copy_options::overwrite_existing, ec);
+  }
 }
 
 std::vector<std::optional<proto::TreeInfo>> LocalTree::infos() {

@@ -26,12 +26,14 @@ class LocalTree {
     uint32_t fan_out = 8;
     uint32_t heartbeat_ms = 200;  // the agent's defaults
     uint32_t timeout_ms = 800;
+    std::string keep_logs_in;  // when set, agent i's log is copied to <dir>/agent<i>.log at the end
   };
 
   // Starts the agents one after another. Each agent's only seed is agent
   // (i - 1) / fan_out, which has room for it: the tree is a complete
   // fan_out-ary tree rooted at agent 0, of known depth.
   static Result<std::unique_ptr<LocalTree>> start(const std::string& binary, Options options);
+  ~LocalTree();  // stops the agents (keeping their logs if asked)
 
   int size() const { return static_cast<int>(agents_.size()); }
   AgentRunner& agent(int i) { return *agents_[i]; }

@@ -93,7 +93,9 @@ Result<TreeLoadStep> runStep(LocalTree& tree, int root,
 
 Result<TreeLoadResult> runTreeLoad(const TreeLoadOptions& options) {
   auto started = LocalTree::start(options.agent_binary,
-                                  {.agents = options.publishing_agents + 1, .fan_out = options.fan_out});
+                                  {.agents = options.publishing_agents + 1,
+                                   .fan_out = options.fan_out,
+                                   .keep_logs_in = options.keep_logs_in});
   if (!started.ok()) return started.status();
   LocalTree& tree = **started;
   if (auto why = tree.waitForOneTree(60s); !why.empty()) return unavailable("no single tree: " + why);

@@ -93,6 +93,8 @@ int run(int argc, char** argv) {
   app.add_option("--rates", load.rates, "Offered aggregate rates, events/s (0 = flat out)")
       ->capture_default_str();
   app.add_option("--load-ms", duration_ms, "Publishing time per rate")->capture_default_str();
+  app.add_option("--keep-load-logs", load.keep_logs_in,
+                 "Copy the load run's agent logs into this directory (agent<i>.log)");
   app.add_option("--kills", repair_default.kills, "Interior agents killed per repair setting")
       ->capture_default_str();
   app.add_option("--fast-heartbeat-ms", repair_fast.heartbeat_ms, "Aggressive setting: heartbeat")

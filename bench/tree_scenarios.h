@@ -47,6 +47,7 @@ struct TreeLoadOptions {
   // Offered aggregate rates (events/s); 0 = every publisher as fast as it can.
   std::vector<double> rates = {10'000, 100'000, 1'000'000, 0};
   std::chrono::milliseconds duration{3000};  // of publishing, per rate
+  std::string keep_logs_in;  // copy the agents' logs there (LocalTree::Options)
 };
 
 struct TreeLoadStep {
