@@ -30,7 +30,18 @@ MpiJob::MpiJob(std::string job_id, std::string binary) : job_id_(std::move(job_i
   wipeAll();
 }
 
+MpiJob::MpiJob(MpiJob&& other) noexcept
+    : job_id_(std::move(other.job_id_)),
+      binary_(std::move(other.binary_)),
+      env_(std::move(other.env_)),
+      out_path_(std::move(other.out_path_)),
+      pid_(other.pid_) {
+  other.pid_ = -1;
+  other.moved_from_ = true;
+}
+
 MpiJob::~MpiJob() {
+  if (moved_from_) return;
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);

@@ -27,6 +27,9 @@ class MpiJob {
  public:
   MpiJob(std::string job_id, std::string binary);
   ~MpiJob();  // kills a run still going, wipes the job's shared memory
+  MpiJob(MpiJob&& other) noexcept;
+  MpiJob(const MpiJob&) = delete;
+  MpiJob& operator=(const MpiJob&) = delete;
 
   // Environment for every rank (FTB_JOB_ID is set already).
   void setEnv(const std::string& key, const std::string& value) { env_[key] = value; }
@@ -55,6 +58,7 @@ class MpiJob {
   std::map<std::string, std::string> env_;
   std::string out_path_;
   pid_t pid_ = -1;
+  bool moved_from_ = false;
 };
 
 }  // namespace ftb::mpi_bridge::testing
