@@ -24,7 +24,9 @@ using ftb::testing::runfile;
 
 namespace {
 
-const std::vector<std::string> kArgs = {"--nx", "64", "--ny", "32", "--iterations", "150", "--iteration-ms", "20"};
+// 300 iterations of 20 ms: long enough for a request to arrive mid-run on a loaded machine.
+const std::vector<std::string> kGrid = {"--nx", "64", "--ny", "32", "--iterations", "300"};
+const std::vector<std::string> kArgs = {"--nx", "64", "--ny", "32", "--iterations", "300", "--iteration-ms", "20"};
 
 MpiJob stencil(const std::string& id) {
   MpiJob job(id, runfile("components/mpi_bridge/examples/stencil"));
@@ -38,10 +40,14 @@ std::string result(const MpiRun& run) {
   return run.lineWith("RESULT ");
 }
 
+// The answer of an undisturbed run (the sleep per iteration does not change it).
 std::string failureFree() {
-  auto job = stencil("EV_BASE");
-  job.setEnv("FTBCKPT_AGENT", "0");
-  return result(job.run({"n0", "n1", "n0", "n1"}, kArgs));
+  static const std::string answer = [] {
+    auto job = stencil("EV_BASE");
+    job.setEnv("FTBCKPT_AGENT", "0");
+    return result(job.run({"n0", "n1", "n0", "n1"}, kGrid));
+  }();
+  return answer;
 }
 
 // Runs ftbctl and returns its stdout (the published event id).
@@ -193,8 +199,9 @@ BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
   auto job = stencil("EV_NOAGENT");
   job.setEnv("FTB_AGENT_ENDPOINT", "ipc:///tmp/ftbckpt-no-agent-here.sock");
   job.setEnv("FTBCKPT_AGENT_TIMEOUT_MS", "200");
-  MpiRun run = job.run({"n0", "n1", "n0", "n1"}, {"--nx", "64", "--ny", "32", "--iterations", "150",
-                                                  "--checkpoint-every", "25"});
+  std::vector<std::string> args = kGrid;
+  args.insert(args.end(), {"--checkpoint-every", "25"});
+  MpiRun run = job.run({"n0", "n1", "n0", "n1"}, args);
   BOOST_CHECK_EQUAL(result(run), failureFree());
   std::size_t first = run.output.find("not connected to an ftb agent");
   BOOST_CHECK(first != std::string::npos);
