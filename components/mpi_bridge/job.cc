@@ -38,11 +38,13 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
   }
   job.groups = formGroups(domains, job.config.group_size);
   if (job.rank == 0) {
+    std::string alone;
     for (const auto& members : job.groups.members) {
-      if (members.size() == 1) {
-        std::fprintf(stderr, "ftbckpt: rank %d shares a failure domain with every group: only L1 and L5 protect it\n",
-                     members[0]);
-      }
+      if (members.size() == 1) alone += (alone.empty() ? "" : ",") + std::to_string(members[0]);
+    }
+    if (!alone.empty()) {
+      std::fprintf(stderr, "ftbckpt: ranks %s have no group member in another failure domain: only L1 and L5 protect them\n",
+                   alone.c_str());
     }
   }
   MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);

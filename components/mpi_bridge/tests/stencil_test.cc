@@ -95,3 +95,19 @@ BOOST_AUTO_TEST_CASE(partner_copies_survive_a_node_kill) {
   job.wipeNode("n0");
   finishAfterRestart(job, {"spare", "n1", "n2", "n3", "spare", "n1", "n2", "n3"}, 100);
 }
+
+BOOST_AUTO_TEST_CASE(young_daly_interval_checkpoints_without_a_fixed_interval) {
+  auto job = makeJob("ST_YD", "L3");
+  job.setEnv("FTBCKPT_MTBF", "0.5");  // tiny: checkpoints every few iterations
+  const std::vector<std::string> args = {"--nx", "96", "--ny", "64", "--iterations", "120", "--iteration-ms", "2"};
+  MpiRun crashed = job.run(kNodes, with(args, {"--crash-at", "100", "--crash-node", "n1"}));
+  BOOST_REQUIRE_NE(crashed.exit_code, 0);
+  job.wipeNode("n1");
+  MpiRun resumed = job.run({"n0", "s1", "n2", "n3", "n0", "s1", "n2", "n3"}, args);
+  BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
+  const std::string line = resumed.lineWith("stencil: resumed at iteration ");
+  BOOST_TEST_INFO(resumed.output);
+  BOOST_REQUIRE(!line.empty());
+  const int at = std::stoi(line.substr(line.rfind(' ') + 1));
+  BOOST_CHECK(at > 0 && at <= 100);
+}
