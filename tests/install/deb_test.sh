@@ -7,6 +7,8 @@
 # the installed ftbctl publishes through it and finds the event in its history.
 # Needs root (chroot, mount) and Debian's archive.
 set -euo pipefail
+# Bazel's test PATH lacks the sbin directories that chroot, dpkg and its maintainer scripts need.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 root="${TEST_SRCDIR}/ftb"
 work=$(mktemp -d /tmp/ftb-deb-test-XXXXXX)
 chmod 0755 "$work"  # user ftb must reach the root below it
@@ -38,7 +40,8 @@ cp "$deb" "$fresh/tmp/ftb.deb"
 export DEBIAN_FRONTEND=noninteractive
 # Package lists in the cached root may have aged past a point release: refresh once on failure.
 if ! chroot "$fresh" apt-get install -y -q --no-install-recommends /tmp/ftb.deb >"$work/apt.log" 2>&1; then
-  chroot "$fresh" apt-get update -q >>"$work/apt.log" 2>&1
+  chroot "$fresh" apt-get update -q >>"$work/apt.log" 2>&1 ||
+    { tail -30 "$work/apt.log" >&2; fail "apt-get update in the fresh root failed"; }
   chroot "$fresh" apt-get install -y -q --no-install-recommends /tmp/ftb.deb >>"$work/apt.log" 2>&1 ||
     { tail -30 "$work/apt.log" >&2; fail "apt could not install the package"; }
 fi
