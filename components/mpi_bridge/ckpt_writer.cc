@@ -1,6 +1,7 @@
 #include "components/mpi_bridge/ckpt_writer.h"
 
 #include <atomic>
+#include <future>
 #include <cstdlib>
 #include <memory>
 #include <cstring>
@@ -54,23 +55,56 @@ void CheckpointWriter::removeAll() {
 
 Result<WriteReport> CheckpointWriter::write(int64_t ckpt_id, int64_t iteration, Level level,
                                             const std::vector<Protected>& buffers) {
-  auto local = writeLocal(ckpt_id, iteration, level, buffers);
+  if (auto s = finishPending(); !s.ok()) return s;
+  auto pending = prepare(ckpt_id, iteration, level, buffers);
+  if (!pending) return pending.status();
+  const bool exchange = pending->partner || pending->code.m > 0;
+  if (async_comm_ != MPI_COMM_NULL && exchange) {
+    // L1 is done; the group exchange and the agreement run on their own
+    // communicators so the application's MPI calls can go on meanwhile.
+    WriteReport report = pending->report;
+    report.pending = true;
+    pending_id_ = ckpt_id;
+    pending_result_ = std::async(std::launch::async, [this, p = std::move(*pending)]() mutable {
+      Status local = complete(p, async_group_comm_);
+      bool ok = allAgree(local.ok(), async_comm_);
+      if (!ok && local.ok()) local = internalError("checkpoint failed on another rank");
+      return local;
+    });
+    return report;
+  }
+  Status local = complete(*pending, job_.group_comm);
   if (!allAgree(local.ok(), job_.comm)) {
-    if (!local) return local.status();
+    if (!local.ok()) return local;
     return internalError("checkpoint " + std::to_string(ckpt_id) + " failed on another rank");
   }
-  return local;
+  return pending->report;
 }
 
-Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iteration, Level level,
-                                                 const std::vector<Protected>& buffers) {
+Status CheckpointWriter::finishPending() {
+  if (!pending_result_.valid()) return {};
+  Status s = pending_result_.get();
+  if (!s.ok()) {
+    return Status(s.code(), "asynchronous checkpoint " + std::to_string(pending_id_) + ": " + s.message());
+  }
+  return s;
+}
+
+void CheckpointWriter::enableAsync() {
+  MPI_Comm_dup(job_.comm, &async_comm_);
+  MPI_Comm_dup(job_.group_comm, &async_group_comm_);
+}
+
+Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteration, Level level,
+                                               const std::vector<Protected>& buffers) {
   const auto& members = job_.groups.members[job_.groups.group_of[job_.rank]];
   const int g = static_cast<int>(members.size());
   const int pos = job_.groups.position[job_.rank];
   const bool partner = level == Level::kL2 && g >= 2;
   const GroupCode code = groupCode(level, g, job_.config.rs_m);
 
-  CkptMeta meta;
+  PendingWrite p;
+  CkptMeta& meta = p.meta;
   meta.ckpt_id = ckpt_id;
   meta.iteration = iteration;
   meta.level = level;
@@ -127,6 +161,13 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
     if (!local.ok()) return local;
     return internalError("another rank could not create its shared memory");
   }
+  p.file = slot->data();
+  p.pos = pos;
+  p.g = g;
+  p.partner = partner;
+  p.code = code;
+  p.meta_size = meta_size;
+  p.total = total;
   uint8_t* file = slot->data();
   FileHeader header;
   header.state = kStateWriting;
@@ -140,6 +181,25 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
   meta.blob_crc.resize(g);
   MPI_Allgather(&own.crc, 1, MPI_UINT32_T, meta.blob_crc.data(), 1, MPI_UINT32_T, job_.group_comm);
 
+  p.report.bytes = my_bytes;
+  p.report.stored = my_bytes;
+  for (std::size_t i = 1; i < meta.sections.size(); ++i) p.report.stored += meta.sections[i].length;
+  p.report.blob = file + own.offset;
+  p.report.blob_crc = own.crc;
+  return p;
+}
+
+// Phase 2: the group exchange on `comm`, then the meta and the complete mark.
+Status CheckpointWriter::complete(PendingWrite& p, MPI_Comm comm) {
+  CkptMeta& meta = p.meta;
+  uint8_t* file = p.file;
+  const int g = p.g, pos = p.pos, pred = (pos + g - 1) % g;
+  const bool partner = p.partner;
+  const GroupCode code = p.code;
+  const Section& own = meta.sections[0];
+  const uint64_t my_bytes = own.length;
+  const auto& members = job_.groups.members[job_.groups.group_of[job_.rank]];
+  FileHeader header;
   Status status;
   if (partner) {  // L2: my blob goes to my successor, my predecessor's comes to me
     Section& copy = meta.sections[1];
@@ -148,15 +208,15 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
     int rc = MPI_SUCCESS;
     // 1 GiB pieces are plenty for checkpoints here; larger blobs go through sendBytes.
     if (my_bytes < (1u << 30) && copy.length < (1u << 30)) {
-      MPI_Irecv(file + copy.offset, static_cast<int>(copy.length), MPI_BYTE, pred, 7, job_.group_comm, &req);
-      rc = MPI_Send(file + own.offset, static_cast<int>(my_bytes), MPI_BYTE, succ, 7, job_.group_comm);
+      MPI_Irecv(file + copy.offset, static_cast<int>(copy.length), MPI_BYTE, pred, 7, comm, &req);
+      rc = MPI_Send(file + own.offset, static_cast<int>(my_bytes), MPI_BYTE, succ, 7, comm);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else if (pos % 2 == 0) {
-      rc = sendBytes(file + own.offset, my_bytes, succ, 7, job_.group_comm);
-      if (!rc) rc = recvBytes(file + copy.offset, copy.length, pred, 7, job_.group_comm);
+      rc = sendBytes(file + own.offset, my_bytes, succ, 7, comm);
+      if (!rc) rc = recvBytes(file + copy.offset, copy.length, pred, 7, comm);
     } else {
-      rc = recvBytes(file + copy.offset, copy.length, pred, 7, job_.group_comm);
-      if (!rc) rc = sendBytes(file + own.offset, my_bytes, succ, 7, job_.group_comm);
+      rc = recvBytes(file + copy.offset, copy.length, pred, 7, comm);
+      if (!rc) rc = sendBytes(file + own.offset, my_bytes, succ, 7, comm);
     }
     status = mpiStatus(rc, "partner copy");
     copy.crc = crc32c(file + copy.offset, copy.length);
@@ -164,30 +224,24 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
       status = internalError("the partner copy from rank " + std::to_string(members[pred]) + " fails its checksum");
     }
   }
-  if (code.m > 0 && status.ok()) status = encodeParity(meta, file, pos, g);
+  if (code.m > 0 && status.ok()) status = encodeParity(meta, file, pos, g, comm);
   if (!status.ok()) return status;
 
   // Meta last, then the complete mark.
   auto meta_bytes = encodeMeta(meta);
-  if (meta_bytes.size() != meta_size) {
+  if (meta_bytes.size() != p.meta_size) {
     return internalError("checkpoint meta is " + std::to_string(meta_bytes.size()) + " bytes, " +
-                         std::to_string(meta_size) + " reserved (a bug)");
+                         std::to_string(p.meta_size) + " reserved (a bug)");
   }
   std::memcpy(file + sizeof header, meta_bytes.data(), meta_bytes.size());
   header.meta_bytes = meta_bytes.size();
   header.meta_crc = crc32c(meta_bytes.data(), meta_bytes.size());
-  header.total_bytes = total;
+  header.total_bytes = p.total;
   std::memcpy(file, &header, sizeof header);
   std::atomic_thread_fence(std::memory_order_release);
   reinterpret_cast<FileHeader*>(file)->state = kStateComplete;
 
-  WriteReport report;
-  report.bytes = my_bytes;
-  report.stored = my_bytes;
-  report.blob = file + own.offset;
-  report.blob_crc = own.crc;
-  for (std::size_t i = 1; i < meta.sections.size(); ++i) report.stored += meta.sections[i].length;
-  return report;
+  return {};
 }
 
 // Codeword c holds data symbol t (t < k) = segment t of member (c + t) % g and
@@ -195,7 +249,7 @@ Result<WriteReport> CheckpointWriter::writeLocal(int64_t ckpt_id, int64_t iterat
 // segments and m parity symbols, and the g symbols of a codeword sit on g
 // distinct members (distinct nodes). Chunks are pipelined: the transfers of
 // chunk i+1 run while chunk i is encoded.
-Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g) {
+Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g, MPI_Comm comm) {
   const int k = meta.k, m = meta.m;
   const std::size_t seg = meta.seg_bytes;
   const uint8_t* own = file + meta.sections[0].offset;
@@ -219,7 +273,7 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
         int from = (c + t) % g;
         uint8_t* dst = buf.data() + (static_cast<std::size_t>(p) * k + t) * kChunk;
         rq.emplace_back();
-        MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, from, c * 2 + static_cast<int>(ci % 2), job_.group_comm,
+        MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, from, c * 2 + static_cast<int>(ci % 2), comm,
                   &rq.back());
       }
     }
@@ -229,7 +283,7 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
         int to = (c + u) % g;
         rq.emplace_back();
         MPI_Isend(own + t * seg + off, static_cast<int>(len), MPI_BYTE, to, c * 2 + static_cast<int>(ci % 2),
-                  job_.group_comm, &rq.back());
+                  comm, &rq.back());
       }
     }
   };

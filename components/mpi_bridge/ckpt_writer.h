@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <vector>
 
@@ -21,15 +22,39 @@
 namespace ftb::mpi_bridge {
 
 struct WriteReport {
+  bool pending = false;  // asynchronous: the group part still runs (finishPending())
   uint64_t bytes = 0;  // this rank's protected bytes
   uint64_t stored = 0;  // bytes this rank stored (own + partner + parity)
   const uint8_t* blob = nullptr;  // the blob in shared memory (valid until the slot is reused)
   uint32_t blob_crc = 0;
 };
 
+// A checkpoint between its local part (L1 written) and its group part.
+struct PendingWrite {
+  CkptMeta meta;
+  uint8_t* file = nullptr;
+  int pos = 0;
+  int g = 0;
+  bool partner = false;
+  GroupCode code;
+  std::size_t meta_size = 0;
+  std::size_t total = 0;
+  WriteReport report;
+};
+
 class CheckpointWriter {
  public:
   explicit CheckpointWriter(const Job& job) : job_(job) {}
+  ~CheckpointWriter() { (void)finishPending(); }
+
+  // From now on the group part of L2-L4 checkpoints runs on a background
+  // thread (needs MPI_THREAD_MULTIPLE): write() returns once L1 is written.
+  void enableAsync();
+  // Waits for an asynchronous checkpoint; its error if it failed anywhere
+  // (then its id must be written again: its slot holds no complete checkpoint).
+  Status finishPending();
+  bool hasPending() const { return pending_result_.valid(); }
+  int64_t pendingId() const { return pending_id_; }
 
   // Fails on every rank if it failed on any (the message says whether locally).
   Result<WriteReport> write(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers);
@@ -41,13 +66,20 @@ class CheckpointWriter {
   void removeAll();
 
  private:
-  Result<WriteReport> writeLocal(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers);
-  Status encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g);
+  // Phase 1 on the job's communicators: layout, file, L1, checksums.
+  Result<PendingWrite> prepare(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers);
+  // Phase 2 on `comm` (the group): partner copy or parity, meta, complete mark.
+  Status complete(PendingWrite& p, MPI_Comm comm);
+  Status encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g, MPI_Comm comm);
 
   const Job& job_;
   std::optional<ShmSegment> slots_[2];
   XorCodec xor_;
   RsCodec rs_;
+  MPI_Comm async_comm_ = MPI_COMM_NULL;
+  MPI_Comm async_group_comm_ = MPI_COMM_NULL;
+  std::future<Status> pending_result_;
+  int64_t pending_id_ = -1;
 };
 
 }  // namespace ftb::mpi_bridge

@@ -117,6 +117,7 @@ Result<Config> configFromEnvironment() {
     c.flush_mbps = *s;
   }
   if (const char* v = env("FTBCKPT_AGENT")) c.agent = std::string(v) != "0";
+  if (const char* v = env("FTBCKPT_ASYNC")) c.async = std::string(v) != "0";
   if (const char* v = env("FTB_CORR_ID")) c.corr_id = v;
   return c;
 }

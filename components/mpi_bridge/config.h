@@ -34,6 +34,7 @@ struct Config {
   bool agent = true;              // FTBCKPT_AGENT=0 disables the ftb bridge
   int agent_timeout_ms = 1000;    // FTBCKPT_AGENT_TIMEOUT_MS
   int poll_every = 1;             // FTBCKPT_POLL_EVERY: loop calls between request checks
+  bool async = false;             // FTBCKPT_ASYNC=1: group part of L2-L4 in the background
   std::string corr_id;            // FTB_CORR_ID: correlation id of the recovery we are in
 };
 

@@ -63,7 +63,15 @@ class RuntimeImpl : public Runtime {
                                                  job_.config.flush_mbps)),
         restorer_(job_, flusher_.get()) {}
 
-  void start() {
+  Status start() {
+    if (job_.config.async) {
+      int provided = MPI_THREAD_SINGLE;
+      MPI_Query_thread(&provided);
+      if (provided < MPI_THREAD_MULTIPLE) {
+        return failedPrecondition("FTBCKPT_ASYNC=1 needs MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
+      }
+      writer_.enableAsync();
+    }
     bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node);
     int disconnected = bridge_->connected() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
@@ -74,6 +82,7 @@ class RuntimeImpl : public Runtime {
     plan_ = restorer_.plan();
     for (const auto& p : restorer_.scanProblems()) std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, p.c_str());
     last_checkpoint_ = Clock::now();
+    return {};
   }
 
   Status protect(int id, void* ptr, std::size_t bytes) override {
@@ -117,6 +126,13 @@ class RuntimeImpl : public Runtime {
   }
 
   Result<CheckpointReport> checkpoint(std::optional<Level> requested, long iteration) override {
+    return checkpointAt(requested, iteration, /*wait=*/false);
+  }
+
+  // wait: also the group part of an asynchronous checkpoint (requests are
+  // answered only once the checkpoint is complete everywhere).
+  Result<CheckpointReport> checkpointAt(std::optional<Level> requested, long iteration, bool wait) {
+    if (Status s = finishAsync(); !s.ok()) return s;
     const Level level = requested.value_or(job_.config.level);
     if (level == Level::kL5 && !flusher_) return invalidArgument("level L5 needs FTBCKPT_FLUSH_DIR");
     if (flusher_ && flusher_->busyWith() && *flusher_->busyWith() % 2 == next_ckpt_id_ % 2) {
@@ -125,6 +141,9 @@ class RuntimeImpl : public Runtime {
     const auto begin = Clock::now();
     auto w = writer_.write(next_ckpt_id_, iteration, level, buffers_);
     if (!w) return w.status();
+    if (w->pending && wait) {
+      if (Status s = writer_.finishPending(); !s.ok()) return s;  // the id is written again next time
+    }
     double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, job_.comm);
     CheckpointReport report{next_ckpt_id_, level, w->bytes, w->stored, seconds};
@@ -198,6 +217,20 @@ class RuntimeImpl : public Runtime {
     return iteration_;
   }
 
+  // Collects a finished (or waits for a running) asynchronous checkpoint; if it
+  // failed, its id is reused so the slot of the last complete one survives.
+  Status finishAsync() {
+    if (!writer_.hasPending()) return {};
+    const int64_t id = writer_.pendingId();
+    Status s = writer_.finishPending();
+    if (!s.ok()) {
+      next_ckpt_id_ = id;
+      std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, s.message().c_str());
+      publishCheckpointFailed(nullptr, levelName(job_.config.level), s.message());
+    }
+    return {};
+  }
+
   Status waitFlush() override {
     if (!flusher_) return {};
     flusher_->wait();
@@ -205,6 +238,7 @@ class RuntimeImpl : public Runtime {
   }
 
   int finalize() override {
+    (void)finishAsync();
     if (flusher_) flusher_->wait();
     if (!relaunch_pending_) {
       writer_.removeAll();
@@ -255,7 +289,7 @@ class RuntimeImpl : public Runtime {
 
   // Checkpoints for request `a` and records the answer; true if it succeeded.
   bool serve(const Action& a, std::optional<Level> level) {
-    auto r = checkpoint(level, iteration_);
+    auto r = checkpointAt(level, iteration_, /*wait=*/true);
     Answer answer;
     answer.ok = r.ok();
     if (r) answer.report = *r;
@@ -347,7 +381,7 @@ Result<std::unique_ptr<Runtime>> Runtime::create(MPI_Comm comm, Config config) {
   auto job = makeJob(comm, std::move(config));
   if (!job) return job.status();
   auto rt = std::make_unique<RuntimeImpl>(std::move(*job));
-  rt->start();
+  if (Status s = rt->start(); !s.ok()) return s;
   return std::unique_ptr<Runtime>(std::move(rt));
 }
 

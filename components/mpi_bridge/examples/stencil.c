@@ -93,7 +93,10 @@ static void die(const char* what, int rc) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  /* THREAD_MULTIPLE lets ftbckpt run the group part of checkpoints in the
+   * background when FTBCKPT_ASYNC=1; this program itself calls MPI from one thread. */
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

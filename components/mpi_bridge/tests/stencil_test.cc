@@ -111,3 +111,15 @@ BOOST_AUTO_TEST_CASE(young_daly_interval_checkpoints_without_a_fixed_interval) {
   const int at = std::stoi(line.substr(line.rfind(' ') + 1));
   BOOST_CHECK(at > 0 && at <= 100);
 }
+
+BOOST_AUTO_TEST_CASE(asynchronous_checkpoints_survive_a_node_kill) {
+  auto job = makeJob("ST_ASYNC", "L4");
+  job.setEnv("FTBCKPT_ASYNC", "1");  // the group part runs while the stencil computes
+  crash(job, kNodes, "64", "n3", 0);
+  job.wipeNode("n3");
+  MpiRun run = job.run({"n0", "n1", "n2", "spare", "n0", "n1", "n2", "spare"}, kArgs);
+  BOOST_CHECK_EQUAL(resultOf(run), failureFree());
+  // 60 if its group part completed before the kill, else the previous one.
+  BOOST_CHECK(!run.lineWith("stencil: resumed at iteration 60").empty() ||
+              !run.lineWith("stencil: resumed at iteration 50").empty());
+}
