@@ -71,16 +71,26 @@ AgentMetrics::AgentMetrics(std::size_t max_namespaces)
 }
 
 EventSeries& AgentMetrics::events(const std::string& event_space, proto::Severity severity) {
-  const std::string& ns = namespaces_.map(event_space);
-  std::string key = ns;
-  key += static_cast<char>('0' + severity);
-  auto it = series_.find(key);
-  if (it != series_.end()) return it->second;
-  const std::string sev = proto::Severity_IsValid(severity) ? proto::Severity_Name(severity) : "UNKNOWN";
-  EventSeries s{&received_.labels({ns, sev, "local"}), &received_.labels({ns, sev, "tree"}),
-                &delivered_.labels({ns, sev}), &dropped_.labels({ns, sev}),
-                &withheld_.labels({ns, sev})};
-  return series_.emplace(std::move(key), s).first->second;
+  auto it = by_namespace_.find(event_space);
+  if (it == by_namespace_.end()) {
+    const std::string& ns = namespaces_.map(event_space);
+    if (ns == metrics::kOtherValue) return slot(other_, ns, severity);
+    it = by_namespace_.emplace(event_space, Slots{}).first;
+  }
+  return slot(it->second, event_space, severity);
+}
+
+EventSeries& AgentMetrics::slot(Slots& slots, const std::string& ns, proto::Severity severity) {
+  // Slot 0: unspecified or out-of-range severities (the agent refuses such events).
+  const std::size_t index = proto::Severity_IsValid(severity) ? static_cast<std::size_t>(severity) : 0;
+  auto& s = slots[index % slots.size()];
+  if (!s) {
+    const std::string sev = index == 0 ? "UNKNOWN" : proto::Severity_Name(severity);
+    s = EventSeries{&received_.labels({ns, sev, "local"}), &received_.labels({ns, sev, "tree"}),
+                    &delivered_.labels({ns, sev}), &dropped_.labels({ns, sev}),
+                    &withheld_.labels({ns, sev})};
+  }
+  return *s;
 }
 
 void AgentMetrics::observeDelivery(std::chrono::system_clock::time_point published,

@@ -7,7 +7,9 @@
 // only; registry() is safe to render from any thread.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -77,7 +79,12 @@ class AgentMetrics {
   metrics::Family<metrics::Counter>& withheld_;
   metrics::Family<metrics::Counter>& refusals_;
   metrics::Histogram& latency_;
-  std::unordered_map<std::string, EventSeries> series_;  // by capped namespace + severity
+  // Per namespace (those under the cap only), one slot per severity: the hot
+  // path is one hash lookup of the event's own string, no allocation.
+  using Slots = std::array<std::optional<EventSeries>, 8>;
+  EventSeries& slot(Slots& slots, const std::string& ns, proto::Severity severity);
+  std::unordered_map<std::string, Slots> by_namespace_;
+  Slots other_;  // namespaces beyond the cap
 };
 
 }  // namespace ftb::agent
