@@ -48,6 +48,7 @@ Status Launcher::launch() {
   spec.ranks = table_.rankCount();
   spec.env["FTB_JOB_ID"] = options_.job_id;
   spec.env["FTB_RANK_HOSTS"] = table_.rankHosts();
+  spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap();
   spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
   if (!launch_corr_.empty()) spec.env["FTB_CORR_ID"] = launch_corr_;
   restored_.clear();
@@ -83,9 +84,7 @@ int Launcher::run() {
     if (recovery_ && job_.running() && now > recovery_->deadline) {
       spdlog::warn("the job did not exit within {} ms of {}: terminating it", options_.migrate_deadline_ms,
                    recovery_->reason);
-      job_.terminate();
-      if (auto code = onExit(1)) return *code;
-      continue;
+      job_.terminate();  // poll() below reports the exit
     }
     if (auto code = job_.poll()) {
       if (auto done = onExit(*code)) return *done;
@@ -139,7 +138,10 @@ void Launcher::handleRuntime(const Event& event) {
 
 void Launcher::startCheckpoint(const std::string& corr, const std::string& why) {
   if (checkpoint_) {
+    // One checkpoint at a time; the requester learns that this one was not taken.
     spdlog::warn("checkpoint {} requested ({}) while {} runs: skipped", corr, why, checkpoint_->corr);
+    (void)channel_.publish("FTB_CHECKPOINT_MISSED", "another checkpoint is running",
+                           {{"corr", corr}, {"ok", "0"}, {"busy_with", checkpoint_->corr}});
     return;
   }
   const auto now = steady_clock::now();

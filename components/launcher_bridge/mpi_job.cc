@@ -45,6 +45,11 @@ int exitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 
 }  // namespace
 
 std::optional<int> MpiJob::poll() {
+  if (ended_) {
+    std::optional<int> code = ended_;
+    ended_.reset();
+    return code;
+  }
   if (!running()) return std::nullopt;
   int status = 0;
   if (waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
@@ -52,19 +57,24 @@ std::optional<int> MpiJob::poll() {
   return exitCode(status);
 }
 
-int MpiJob::terminate(int grace_ms) {
-  if (!running()) return 0;
+void MpiJob::terminate(int grace_ms) {
+  if (!running()) return;
   kill(-pid_, SIGTERM);
   for (int waited = 0; waited < grace_ms; waited += 20) {
-    if (auto code = poll()) return *code;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      ended_ = exitCode(status);
+      return;
+    }
     timespec ts{0, 20'000'000};
     nanosleep(&ts, nullptr);
   }
-  kill(-pid_, SIGKILL);
+  kill(-pid_, SIGKILL);  // mpirun may ignore SIGTERM while it waits for a lost node
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
-  return exitCode(status);
+  ended_ = exitCode(status);
 }
 
 }  // namespace ftb::launcher

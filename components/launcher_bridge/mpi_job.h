@@ -36,13 +36,16 @@ class MpiJob {
 
   Status start(const MpiJobSpec& spec);
   bool running() const { return pid_ > 0; }
-  // The exit code once it has ended (signals as 128 + signal), without waiting.
+  // The exit code once it has ended (signals as 128 + signal), without
+  // waiting; reported once, also after terminate().
   std::optional<int> poll();
-  // SIGTERM to the process group, SIGKILL after `grace_ms`; returns the exit code.
-  int terminate(int grace_ms = 3000);
+  // SIGTERM to the process group, SIGKILL after `grace_ms`; the next poll()
+  // reports the exit code.
+  void terminate(int grace_ms = 3000);
 
  private:
   pid_t pid_ = -1;
+  std::optional<int> ended_;  // reaped by terminate(), not yet reported by poll()
 };
 
 }  // namespace ftb::launcher

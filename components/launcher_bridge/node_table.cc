@@ -150,4 +150,12 @@ std::string NodeTable::rankHosts() const {
   return out;
 }
 
+std::string NodeTable::nodeMap() const {
+  std::string out;
+  for (const NodeInfo* n : inRankOrder(nodes_)) {
+    for (std::size_t i = 0; i < n->ranks.size(); ++i) out += (out.empty() ? "" : ",") + n->name;
+  }
+  return out;
+}
+
 }  // namespace ftb::launcher

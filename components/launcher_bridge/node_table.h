@@ -54,6 +54,8 @@ class NodeTable {
   std::string hostList() const;
   // Host of each rank, "0=n1,1=n1,...": what FTB_RANK_HOSTS tells the ranks.
   std::string rankHosts() const;
+  // Host of each rank in rank order, "n1,n1,n4,...": the runtime's FTBCKPT_NODE_MAP.
+  std::string nodeMap() const;
 
  private:
   NodeInfo* findMutable(std::string_view name);

@@ -12,6 +12,11 @@ std::string Policy::nodeOf(const Event& event) {
     if (auto it = event.tags.find(key); it != event.tags.end() && !it->second.empty()) return it->second;
   }
   const std::string& p = event.payload;
+  // Agent topology events name the lost agent as peer=<name>@<address>.
+  if (std::size_t peer = p.find("peer="); event.event_space == "FTB.AGENT" && peer != std::string::npos) {
+    peer += 5;
+    return p.substr(peer, p.find_first_of("@ \t", peer) - peer);
+  }
   std::size_t end = p.find_first_of(" \t\n");
   std::string word = p.substr(0, end);
   return word.find('=') == std::string::npos ? word : "";

@@ -45,7 +45,8 @@ class Policy {
   std::optional<Decision> decide(const Event& event);
 
   // The node an event is about: tag `host`, else tag `node`, else the
-  // payload's first word (FTB.IPMI convention); "" when none.
+  // payload's first word (FTB.IPMI convention); for FTB.AGENT events the
+  // agent named by peer=<name>@<address>; "" when none.
   static std::string nodeOf(const Event& event);
 
  private:

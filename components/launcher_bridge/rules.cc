@@ -16,6 +16,8 @@ event_space=FTB.IB.*, event_name=FTB_IB_PORT_DEGRADED|FTB_IB_PORT_ERR -> migrate
 event_space=FTB.IPMI.*, event_name=FTB_IPMI_NORMAL -> spare
 # A rank or node died: relaunch from the in-memory checkpoint.
 event_space=FTB.MPI.*, event_name=FTB_MPI_PROCS_DEAD -> relaunch
+# A node's agent vanished from the tree with the node (agents are named after their node).
+event_space=FTB.AGENT, event_name=FTB_AGENT_CHILD_LOST -> relaunch
 )";
 
 std::string_view actionName(Action action) {

@@ -41,6 +41,7 @@ BOOST_AUTO_TEST_CASE(migration_to_a_spare_keeps_rank_order) {
   BOOST_TEST_REQUIRE(t.moveRanks("n2", "n4").ok());
   BOOST_TEST(t.hostList() == "n1:2,n4:2,n3:2");
   BOOST_TEST(t.rankHosts() == "0=n1,1=n1,2=n4,3=n4,4=n3,5=n3");
+  BOOST_TEST(t.nodeMap() == "n1,n1,n4,n4,n3,n3");
   BOOST_TEST((t.find("n2")->state == NodeState::kInactive));
   BOOST_TEST((t.find("n4")->state == NodeState::kReady));
   // Healthy again: n2 becomes the spare.

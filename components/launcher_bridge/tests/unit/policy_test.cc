@@ -136,6 +136,20 @@ BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
   BOOST_TEST(f.table.hostList() == "n1:2,n2:4");
 }
 
+BOOST_AUTO_TEST_CASE(a_lost_agent_relaunches_the_ranks_of_its_node) {
+  Fixture f;
+  ftb::Event e;
+  e.event_space = "FTB.AGENT";
+  e.event_name = "FTB_AGENT_CHILD_LOST";
+  e.severity = ftb::Severity::kWarning;
+  e.payload = "agent=head address=tcp://10.0.0.1:10809 peer=n3@tcp://10.0.0.13:10809";
+  BOOST_TEST(Policy::nodeOf(e) == "n3");
+  auto d = f.policy.decide(e);
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kRelaunch));
+  BOOST_TEST(d->target == "n4");
+}
+
 BOOST_AUTO_TEST_CASE(a_request_carries_its_own_correlation_id) {
   Fixture f;
   ftb::Event e;

@@ -1,0 +1,279 @@
+#include "components/launcher_bridge/lab/netns_lab.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "client/client.h"
+#include "components/ipmi/testing/spawn.h"
+
+namespace ftb::launcher::lab {
+
+namespace {
+
+using ftb::Client;
+using ftb::Notification;
+using ftb::Severity;
+
+void pause(int ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1'000'000L};
+  nanosleep(&ts, nullptr);
+}
+
+std::string joined(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+void must(const std::vector<std::string>& argv) {
+  std::string out;
+  if (int rc = run(argv, &out); rc != 0) {
+    throw std::runtime_error("'" + joined(argv) + "' failed (" + std::to_string(rc) + "): " + out);
+  }
+}
+
+std::vector<pid_t> pidsIn(const std::string& ns) {
+  std::string out;
+  run({"ip", "netns", "pids", ns}, &out);
+  std::vector<pid_t> pids;
+  std::istringstream in(out);
+  for (pid_t p; in >> p;) pids.push_back(p);
+  return pids;
+}
+
+// spawn() execs without a PATH search: find the program in PATH or the sbin dirs.
+std::vector<std::string> resolved(std::vector<std::string> argv) {
+  if (argv.empty() || argv[0].find('/') != std::string::npos) return argv;
+  const char* path = std::getenv("PATH");
+  std::string dirs = std::string(path != nullptr ? path : "/usr/bin:/bin") + ":/usr/sbin:/sbin";
+  std::istringstream in(dirs);
+  for (std::string d; std::getline(in, d, ':');) {
+    const std::string candidate = d + "/" + argv[0];
+    if (access(candidate.c_str(), X_OK) == 0) {
+      argv[0] = candidate;
+      break;
+    }
+  }
+  return argv;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& argv, std::string* out) {
+  const std::string log = out != nullptr ? std::string("/tmp/ftb-lab-run.") + std::to_string(getpid()) : "/dev/null";
+  pid_t pid = ftb::ipmi::testing::spawn(resolved(argv), log);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (out != nullptr) {
+    std::ifstream in(log);
+    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    unlink(log.c_str());
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::optional<int> waitExit(pid_t pid, int timeout_ms) {
+  for (int waited = 0;; waited += 20) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (waited >= timeout_ms) return std::nullopt;
+    pause(20);
+  }
+}
+
+std::optional<std::string> NetnsLab::unavailable() {
+  if (geteuid() != 0) return "network namespaces need root";
+  const std::string probe = "ftblabprobe" + std::to_string(getpid());
+  if (run({"ip", "netns", "add", probe}) != 0) return "'ip netns add' failed (no iproute2 or no CAP_SYS_ADMIN)";
+  run({"ip", "netns", "del", probe});
+  if (run({"sh", "-c", "command -v nsenter && command -v unshare && command -v mpirun"}) != 0) {
+    return "nsenter, unshare or mpirun missing (deploy/install-deps.sh)";
+  }
+  return std::nullopt;
+}
+
+NetnsLab::NetnsLab(std::vector<std::string> nodes, int octet)
+    : nodes_(std::move(nodes)), octet_(octet), tag_("jl" + std::to_string(getpid()) + "_") {
+  head_ns_ = tag_ + "head";
+  const std::string net = "10.253." + std::to_string(octet_) + ".";
+  must({"ip", "netns", "add", head_ns_});
+  namespaces_.push_back(head_ns_);
+  must({"ip", "-n", head_ns_, "link", "set", "lo", "up"});
+  must({"ip", "-n", head_ns_, "link", "add", "br0", "type", "bridge"});
+  must({"ip", "-n", head_ns_, "addr", "add", net + "1/24", "dev", "br0"});
+  must({"ip", "-n", head_ns_, "link", "set", "br0", "up"});
+  for (std::size_t i = 0; i < nodes_.size(); ++i) createNode(i);
+  writeScripts();
+}
+
+void NetnsLab::createNode(std::size_t i) {
+  const std::string& node = nodes_[i];
+  const std::string n = ns(node);
+  const std::string net = "10.253." + std::to_string(octet_) + ".";
+  must({"ip", "netns", "add", n});
+  namespaces_.push_back(n);
+  const std::string port = "p" + std::to_string(i);
+  must({"ip", "link", "add", "veth0", "netns", n, "type", "veth", "peer", "name", port, "netns", head_ns_});
+  must({"ip", "-n", n, "link", "set", "lo", "up"});
+  must({"ip", "-n", n, "addr", "add", net + std::to_string(11 + i) + "/24", "dev", "veth0"});
+  must({"ip", "-n", n, "link", "set", "veth0", "up"});
+  must({"ip", "-n", head_ns_, "link", "set", port, "master", "br0"});
+  must({"ip", "-n", head_ns_, "link", "set", port, "up"});
+  // The anchor holds the node's UTS and mount namespaces (private /dev/shm).
+  const std::string pidfile = dir() + "/" + node + ".anchor";
+  spawn({"nsenter", "--net=/run/netns/" + n, "unshare", "--uts", "--mount", "--propagation", "private", "--fork",
+         "sh", "-c",
+         "hostname " + node + " && mount -t tmpfs -o size=512m tmpfs /dev/shm && echo $$ > " + pidfile +
+             ".tmp && mv " + pidfile + ".tmp " + pidfile + " && exec sleep infinity"},
+        dir() + "/" + node + ".anchor.log");
+  for (int waited = 0; anchor(node) <= 0; waited += 20) {
+    if (waited > 5000) throw std::runtime_error("node " + node + " did not come up");
+    pause(20);
+  }
+}
+
+pid_t NetnsLab::anchor(const std::string& node) const {
+  std::ifstream in(dir() + "/" + node + ".anchor");
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+void NetnsLab::writeScripts() const {
+  {
+    std::ofstream out(rshAgent());
+    // Open MPI calls "agent [options] HOST orted ..." with the command as one shell string.
+    out << "#!/bin/sh\n"
+        << "while [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; done\n"
+        << "host=$1; shift\n"
+        << "a=$(cat " << dir() << "/$host.anchor 2>/dev/null)\n"
+        << "[ -n \"$a\" ] && [ -d /proc/$a ] || { echo \"nsrsh: node $host is down\" >&2; exit 255; }\n"
+        << "exec nsenter -t \"$a\" --net --uts --mount -- env FTB_AGENT_ENDPOINT=ipc://" << dir()
+        << "/$host.sock sh -c \"$*\"\n";
+  }
+  chmod(rshAgent().c_str(), 0755);
+  std::ofstream out(mcaParamFile());
+  out << "plm_rsh_agent = " << rshAgent() << "\n"
+      << "pml = ob1\nmtl = ^ofi\nbtl = tcp,self\n"
+      << "btl_tcp_if_include = " << subnet() << "\noob_tcp_if_include = " << subnet() << "\n"
+      << "oob_tcp_keepalive_time = 3\noob_tcp_keepalive_intvl = 1\noob_tcp_keepalive_probes = 3\n"
+      << "orte_tmpdir_base = /dev/shm\nrmaps_base_oversubscribe = 1\n";
+}
+
+std::vector<std::string> NetnsLab::inHead(std::vector<std::string> argv) const {
+  argv.insert(argv.begin(), {"nsenter", "--net=/run/netns/" + head_ns_, "--"});
+  return argv;
+}
+
+std::vector<std::string> NetnsLab::inNode(const std::string& node, std::vector<std::string> argv) const {
+  argv.insert(argv.begin(), {"nsenter", "-t", std::to_string(anchor(node)), "--net", "--uts", "--mount", "--"});
+  return argv;
+}
+
+pid_t NetnsLab::spawn(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = ftb::ipmi::testing::spawn(resolved(argv), log);
+  children_.push_back(pid);
+  return pid;
+}
+
+void NetnsLab::startAgents(const std::string& agent) {
+  const std::string net = "10.253." + std::to_string(octet_) + ".";
+  const std::string seed = "tcp://" + net + "1:10809";
+  spawn(inHead({agent, "--name", "head", "--ipc-endpoint", headEndpoint(), "--tcp-endpoint", seed,
+                "--log-level", "warn"}),
+        dir() + "/agent-head.log");
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const std::string& node = nodes_[i];
+    spawn(inNode(node, {agent, "--name", node, "--ipc-endpoint", nodeEndpoint(node), "--tcp-endpoint",
+                        "tcp://" + net + std::to_string(11 + i) + ":10809", "--tree-seeds", seed,
+                        "--log-level", "warn"}),
+          dir() + "/agent-" + node + ".log");
+  }
+  awaitTree();
+}
+
+void NetnsLab::awaitTree() {
+  std::unique_ptr<Client> head;
+  for (int waited = 0; !head; waited += 100) {
+    auto c = Client::connect({.event_space = "FTB.LAB.PROBE", .client_name = "lab", .agent_endpoint = headEndpoint()});
+    if (c.ok()) head = std::move(*c);
+    else if (waited > 20000) throw std::runtime_error("the head agent never answered: " + c.status().toString());
+    else pause(100);
+  }
+  std::mutex mu;
+  std::set<std::string> heard;
+  auto sub = head->subscribe({.filter = "event_space=FTB.LAB.PROBE", .callback = [&](const Notification& n) {
+                                std::lock_guard lock(mu);
+                                heard.insert(n.event.payload);
+                              }});
+  if (!sub.ok()) throw std::runtime_error("probe subscription: " + sub.status().toString());
+  std::map<std::string, std::unique_ptr<Client>> probes;
+  for (int waited = 0;; waited += 100) {
+    std::size_t count = 0;
+    for (const auto& node : nodes_) {
+      {
+        std::lock_guard lock(mu);
+        if (heard.count(node) != 0) {
+          ++count;
+          continue;
+        }
+      }
+      // Each node's agent may still be joining: publish again until heard.
+      if (!probes[node]) {
+        auto c = Client::connect({.event_space = "FTB.LAB.PROBE", .client_name = "lab",
+                                  .agent_endpoint = nodeEndpoint(node), .connect_timeout = std::chrono::milliseconds(200)});
+        if (c.ok() && (*c)->declare({{"PROBE", Severity::kInfo}}).ok()) probes[node] = std::move(*c);
+      }
+      if (probes[node]) (void)probes[node]->publish("PROBE", node);
+    }
+    if (count == nodes_.size()) break;
+    if (waited > 20000) throw std::runtime_error("the agents' tree never formed (see " + dir() + "/agent-*.log)");
+    pause(100);
+  }
+  for (auto& [node, c] : probes) {
+    if (c) (void)c->disconnect();
+  }
+  (void)head->disconnect();
+}
+
+void NetnsLab::killNode(const std::string& node) {
+  for (int round = 0; round < 100; ++round) {
+    std::vector<pid_t> pids = pidsIn(ns(node));
+    if (pids.empty()) return;
+    for (pid_t p : pids) kill(p, SIGKILL);
+    pause(50);
+  }
+  throw std::runtime_error("processes of node " + node + " survive SIGKILL");
+}
+
+NetnsLab::~NetnsLab() {
+  for (pid_t p : children_) kill(p, SIGTERM);
+  for (const auto& n : namespaces_) {
+    for (pid_t p : pidsIn(n)) kill(p, SIGTERM);
+  }
+  for (pid_t p : children_) {
+    if (!waitExit(p, 3000)) {
+      kill(p, SIGKILL);
+      waitpid(p, nullptr, 0);
+    }
+  }
+  for (const auto& n : namespaces_) {
+    for (pid_t p : pidsIn(n)) kill(p, SIGKILL);
+  }
+  for (const auto& n : namespaces_) run({"ip", "netns", "del", n});
+}
+
+}  // namespace ftb::launcher::lab

@@ -1,0 +1,86 @@
+// Test support: a small cluster on one machine. A head network namespace
+// holds a bridge (10.253.<octet>.1/24), the root ftb-agent and the launcher;
+// every node is its own network namespace (10.253.<octet>.1N) with its own
+// UTS (hostname = node name) and mount namespace whose /dev/shm is a private
+// tmpfs, so a node's shared-memory checkpoints die with it. Each node runs
+// an ftb-agent that joins the head's tree (--tree-seeds).
+//
+//   NetnsLab lab({"n1", "n2", "n3", "n4"}, 0);   // throws on failure
+//   lab.startAgents(runfile("agent/ftb-agent"), runfile("cli/ftbctl"));
+//   lab.inHead({ftb_run, ...});                    // argv prefix for the head
+//   lab.killNode("n3");                            // SIGKILL to everything in it
+//
+// mpirun in the head reaches the nodes through rshAgent() (nsenter into the
+// node; it sets FTB_AGENT_ENDPOINT to the node's agent) with the Open MPI
+// parameters of mcaParamFile() (ob1 + TCP BTL on the lab subnet; see
+// ../shared/notes/slurm-lab.md G6/G7).
+//
+// Namespace names carry the test's pid, so parallel tests never collide;
+// the destructor kills every process in them and deletes them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/agent_process.h"
+
+namespace ftb::launcher::lab {
+
+class NetnsLab {
+ public:
+  // Why no lab can be built here (not root, no `ip netns`), or nullopt.
+  static std::optional<std::string> unavailable();
+
+  NetnsLab(std::vector<std::string> nodes, int octet);
+  ~NetnsLab();
+  NetnsLab(const NetnsLab&) = delete;
+  NetnsLab& operator=(const NetnsLab&) = delete;
+
+  // The head's agent, then one per node; returns once an event published at
+  // every node's agent reaches a subscriber at the head (throws after 20 s).
+  void startAgents(const std::string& agent_binary);
+
+  const std::string& dir() const { return dir_.path(); }
+  std::string headEndpoint() const { return "ipc://" + dir() + "/head.sock"; }
+  std::string nodeEndpoint(const std::string& node) const { return "ipc://" + dir() + "/" + node + ".sock"; }
+  std::string rshAgent() const { return dir() + "/nsrsh"; }
+  std::string mcaParamFile() const { return dir() + "/mca-params.conf"; }
+  std::string subnet() const { return "10.253." + std::to_string(octet_) + ".0/24"; }
+
+  std::vector<std::string> inHead(std::vector<std::string> argv) const;
+  std::vector<std::string> inNode(const std::string& node, std::vector<std::string> argv) const;
+
+  // SIGKILL to every process in the node's network namespace (its agent,
+  // orted, ranks, and the anchor that holds its /dev/shm); waits until none is left.
+  void killNode(const std::string& node);
+
+  // Starts `argv` as a child (stdout+stderr to `log`) and remembers it for cleanup.
+  pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
+
+ private:
+  void createNode(std::size_t index);
+  void awaitTree();
+  void writeScripts() const;
+  std::string ns(const std::string& node) const { return tag_ + node; }
+  pid_t anchor(const std::string& node) const;
+
+  ftb::testing::TempDir dir_;
+  std::vector<std::string> nodes_;
+  int octet_;
+  std::string tag_;
+  std::string head_ns_;
+  std::vector<std::string> namespaces_;
+  std::vector<pid_t> children_;
+};
+
+// Runs argv, returns its exit code (stdout/stderr discarded unless `out`).
+int run(const std::vector<std::string>& argv, std::string* out = nullptr);
+
+// The exit code of child `pid` if it exits within `timeout_ms`, else nullopt.
+std::optional<int> waitExit(pid_t pid, int timeout_ms);
+
+}  // namespace ftb::launcher::lab
