@@ -21,7 +21,8 @@ std::string MpiRun::lineWith(const std::string& prefix) const {
   return {};
 }
 
-MpiJob::MpiJob(std::string job_id, std::string binary) : job_id_(std::move(job_id)), binary_(std::move(binary)) {
+MpiJob::MpiJob(std::string job_id, std::string binary)
+    : job_id_(job_id + "_" + std::to_string(getpid())), binary_(std::move(binary)) {
   env_["FTB_JOB_ID"] = job_id_;
   char tmpl[] = "/tmp/ftbckpt-test-XXXXXX";
   int fd = mkstemp(tmpl);

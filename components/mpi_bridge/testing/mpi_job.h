@@ -25,6 +25,7 @@ struct MpiRun {
 
 class MpiJob {
  public:
+  // The job id gets this process's pid appended, so concurrent runs of a test never share memory.
   MpiJob(std::string job_id, std::string binary);
   ~MpiJob();  // kills a run still going, wipes the job's shared memory
   MpiJob(MpiJob&& other) noexcept;

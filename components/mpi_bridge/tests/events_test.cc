@@ -116,7 +116,7 @@ struct Watcher {
 // A stencil job on n0,n1,n0,n1 whose ranks are connected to a fresh agent,
 // and a watcher of FTB.MPI.FTBCKPT.
 struct LiveJob {
-  explicit LiveJob(const std::string& id) : watch(agent), job(stencil(id)), id(id) {
+  explicit LiveJob(const std::string& name) : watch(agent), job(stencil(name)), id(job.jobId()) {
     job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
     job.start({"n0", "n1", "n0", "n1"}, kArgs);
     awaitRanks(agent, id, 4);
