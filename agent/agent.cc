@@ -115,12 +115,10 @@ Status Agent::bind() {
   if (endpoints_.empty()) {
     return invalidArgument("no endpoint to listen on: set --ipc-endpoint and/or --tcp-endpoint");
   }
-  if (!config_.metrics_listen.empty()) {
-    auto server = metrics::HttpServer::start(config_.metrics_listen, metrics_.registry());
-    if (!server.ok()) return server.status();
-    metrics_server_ = std::move(server).value();
-    spdlog::info("metrics at http://{}/metrics", metrics_server_->address());
-  }
+  auto server = metrics::HttpServer::startIfSet(config_.metrics_listen, metrics_.registry());
+  if (!server.ok()) return server.status();
+  metrics_server_ = std::move(server).value();
+  if (metrics_server_) spdlog::info("metrics at http://{}/metrics", metrics_server_->address());
   if (!config_.ready_file.empty()) {
     const std::string tmp = config_.ready_file + ".tmp";
     {

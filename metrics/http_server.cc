@@ -72,6 +72,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const std::string& listen,
   return std::unique_ptr<HttpServer>(new HttpServer(fd, address, registry));
 }
 
+Result<std::unique_ptr<HttpServer>> HttpServer::startIfSet(const std::string& listen,
+                                                           const Registry& registry) {
+  if (listen.empty()) return std::unique_ptr<HttpServer>();
+  return start(listen, registry);
+}
+
 HttpServer::HttpServer(int fd, std::string address, const Registry& registry)
     : fd_(fd), address_(std::move(address)), registry_(registry), thread_([this] { serve(); }) {}
 

@@ -26,6 +26,10 @@ class HttpServer {
   // `listen` is "host:port" (IPv4 address or name; port 0 picks a free one).
   static Result<std::unique_ptr<HttpServer>> start(const std::string& listen,
                                                    const Registry& registry);
+  // start(), or no server (nullptr) when `listen` is empty: for an optional
+  // --metrics-listen flag.
+  static Result<std::unique_ptr<HttpServer>> startIfSet(const std::string& listen,
+                                                        const Registry& registry);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -72,15 +72,10 @@ int main(int argc, char** argv) {
       config.backend == "sysfs" ? static_cast<ftb::ib::VerbsDevices&>(sysfs_devices) : verbs;
   ftb::ib::SdkEventSink sink(**client);
   ftb::metrics::Registry registry;
-  std::unique_ptr<ftb::metrics::HttpServer> metrics_server;
-  if (!config.metrics_listen.empty()) {
-    auto server = ftb::metrics::HttpServer::start(config.metrics_listen, registry);
-    if (!server.ok()) {
-      std::cerr << "ftb-ib: " << server.status().message() << "\n";
-      return 2;
-    }
-    metrics_server = std::move(server).value();
-    spdlog::info("metrics at http://{}/metrics", metrics_server->address());
+  auto metrics_server = ftb::metrics::HttpServer::startIfSet(config.metrics_listen, registry);
+  if (!metrics_server.ok()) {
+    std::cerr << "ftb-ib: " << metrics_server.status().message() << "\n";
+    return 2;
   }
   ftb::ib::Monitor monitor({.interval = std::chrono::milliseconds(config.interval_ms),
                             .prediction = *prediction,

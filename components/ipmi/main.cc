@@ -72,15 +72,10 @@ int main(int argc, char** argv) {
   }
   ftb::ipmi::SdkEventSink sink(**client);
   ftb::metrics::Registry registry;
-  std::unique_ptr<ftb::metrics::HttpServer> metrics_server;
-  if (!config.metrics_listen.empty()) {
-    auto server = ftb::metrics::HttpServer::start(config.metrics_listen, registry);
-    if (!server.ok()) {
-      std::cerr << "ftb-ipmi: " << server.status().message() << "\n";
-      return 2;
-    }
-    metrics_server = std::move(server).value();
-    spdlog::info("metrics at http://{}/metrics", metrics_server->address());
+  auto metrics_server = ftb::metrics::HttpServer::startIfSet(config.metrics_listen, registry);
+  if (!metrics_server.ok()) {
+    std::cerr << "ftb-ipmi: " << metrics_server.status().message() << "\n";
+    return 2;
   }
   auto monitor = ftb::ipmi::Monitor::create(config, sink, &registry);
   if (!monitor.ok()) {
