@@ -14,7 +14,6 @@ packages=(
   prometheus-node-exporter                          # ftb-ib integration test: independent sysfs reader
   qemu-system-x86 cpio iproute2                     # ftb-ib QEMU tier (Debian kernel with Soft-RoCE; ip, rdma)
   openmpi-bin libopenmpi-dev libisal-dev            # mpi_bridge: Open MPI, ISA-L Reed-Solomon
-  zlib1g-dev                                        # mpi_bridge: crc32 checksums
   libsystemd-dev systemd                            # sd_notify in the daemons; systemd-analyze verify of deploy/*.service
   slurmctld slurmd slurm-client munge util-linux  # launcher_bridge lab: a Slurm cluster of netns nodes (nsenter)
   debootstrap                                       # the .deb install test's fresh Debian root
