@@ -249,6 +249,53 @@ void NetnsLab::awaitTree() {
   (void)head->disconnect();
 }
 
+void NetnsLab::startSlurm() {
+  const std::string d = dir();
+  for (const char* sub : {"/slurm-state", "/slurm-spool", "/slurm-log"}) mkdir((d + sub).c_str(), 0700);
+  must({"sh", "-c", "head -c 1024 /dev/urandom > " + d + "/munge.key && chmod 600 " + d + "/munge.key"});
+  must({"munged", "--force", "--key-file=" + d + "/munge.key", "--socket=" + d + "/munge.sock",
+        "--pid-file=" + d + "/munged.pid", "--log-file=" + d + "/munged.log", "--seed-file=" + d + "/munged.seed"});
+  munged_ = true;
+  const std::string net = "10.253." + std::to_string(octet_) + ".";
+  {
+    std::ofstream conf(slurmConf());
+    conf << "ClusterName=ftblab\nSlurmctldHost=ctl(" << net << "1)\nSlurmUser=root\nSlurmdUser=root\n"
+         << "AuthType=auth/munge\nAuthInfo=socket=" << d << "/munge.sock\nCredType=cred/munge\n"
+         << "StateSaveLocation=" << d << "/slurm-state\nSlurmdSpoolDir=" << d << "/slurm-spool/%n\n"
+         << "SlurmctldPidFile=" << d << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.%n.pid\n"
+         << "SlurmctldLogFile=" << d << "/slurm-log/slurmctld.log\nSlurmdLogFile=" << d << "/slurm-log/slurmd.%n.log\n"
+         // No cgroups in a VM without a usable cgroup tree (slurm-lab.md).
+         << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nJobAcctGatherType=jobacct_gather/none\n"
+         << "AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\nMpiDefault=none\n"
+         << "ReturnToService=2\nSlurmdTimeout=30\nMailProg=/bin/true\n";
+    std::string names;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      conf << "NodeName=" << nodes_[i] << " NodeAddr=" << net << (11 + i) << " CPUs=2 RealMemory=1000 State=UNKNOWN\n";
+      names += (names.empty() ? "" : ",") + nodes_[i];
+    }
+    conf << "PartitionName=batch Nodes=" << names << " Default=YES MaxTime=INFINITE State=UP\n";
+  }
+  // slurmctld and slurmd daemonize; they live in the lab's namespaces and die with them.
+  const std::string slurmctld = resolved({"slurmctld"})[0];
+  const std::string slurmd = resolved({"slurmd"})[0];
+  must(inHead({"unshare", "--uts", "sh", "-c", "hostname ctl && exec " + slurmctld + " -f " + slurmConf()}));
+  for (const auto& node : nodes_) must(inNode(node, {slurmd, "-f", slurmConf(), "-N", node}));
+  for (int waited = 0;; waited += 200) {
+    bool all_idle = true;
+    for (const auto& node : nodes_) all_idle = all_idle && slurmState(node).rfind("idle", 0) == 0;
+    if (all_idle) return;
+    if (waited > 30000) throw std::runtime_error("slurm nodes not idle after 30 s (see " + d + "/slurm-log)");
+    pause(200);
+  }
+}
+
+std::string NetnsLab::slurmState(const std::string& node) const {
+  std::string out;
+  run(inHead({"env", "SLURM_CONF=" + slurmConf(), "sinfo", "-h", "-N", "-n", node, "-o", "%T %E"}), &out);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
 void NetnsLab::killNode(const std::string& node) {
   for (int round = 0; round < 100; ++round) {
     std::vector<pid_t> pids = pidsIn(ns(node));
@@ -274,6 +321,11 @@ NetnsLab::~NetnsLab() {
     for (pid_t p : pidsIn(n)) kill(p, SIGKILL);
   }
   for (const auto& n : namespaces_) run({"ip", "netns", "del", n});
+  if (munged_) {
+    std::ifstream in(dir() + "/munged.pid");
+    pid_t pid = 0;
+    if (in >> pid && pid > 0) kill(pid, SIGTERM);
+  }
 }
 
 }  // namespace ftb::launcher::lab

@@ -44,6 +44,15 @@ class NetnsLab {
   // every node's agent reaches a subscriber at the head (throws after 20 s).
   void startAgents(const std::string& agent_binary);
 
+  // A real Slurm cluster over the lab: munged (root namespace, private
+  // socket), slurmctld in the head (hostname "ctl"), one slurmd per node.
+  // Returns once sinfo shows every node idle (throws after 30 s). Clients
+  // need SLURM_CONF=slurmConf() and must run in the head (inHead).
+  void startSlurm();
+  std::string slurmConf() const { return dir() + "/slurm.conf"; }
+  // `sinfo` state and reason of `node`, e.g. "drained ftb: migrated off (FAN-1)".
+  std::string slurmState(const std::string& node) const;
+
   const std::string& dir() const { return dir_.path(); }
   std::string headEndpoint() const { return "ipc://" + dir() + "/head.sock"; }
   std::string nodeEndpoint(const std::string& node) const { return "ipc://" + dir() + "/" + node + ".sock"; }
@@ -75,6 +84,7 @@ class NetnsLab {
   std::string head_ns_;
   std::vector<std::string> namespaces_;
   std::vector<pid_t> children_;
+  bool munged_ = false;
 };
 
 // Runs argv, returns its exit code (stdout/stderr discarded unless `out`).

@@ -4,7 +4,8 @@
 // the namespaces, and mpi_bridge's stencil with the ftbckpt runtime. ftb-run
 // runs the stencil on n1..n3 (2 ranks each), n4 is the hot spare; every
 // scenario ends with the stencil's checksum compared bit for bit with a
-// failure-free run. Prints BENCH lines: fault -> computing again, split.
+// failure-free run; a last one adds a real Slurm cluster (munged, slurmctld,
+// one slurmd per node) and checks drain and resume. Prints BENCH lines: fault -> computing again, split.
 #define BOOST_TEST_MODULE launcher_lab
 #include <boost/test/unit_test.hpp>
 
@@ -99,7 +100,7 @@ struct Lab {
     setenv("FTB_AGENT_ENDPOINT", lab.headEndpoint().c_str(), 1);
     log = lab.dir() + "/ftb-run-" + job + ".log";
     std::vector<std::string> argv = {runfile("components/launcher_bridge/ftb-run"), "--job", job, "--nodes",
-                                     "n1,n2,n3", "--ranks-per-node", "2", "--slurm", "off",
+                                     "n1,n2,n3", "--ranks-per-node", "2",
                                      "--checkpoint-deadline-ms", "4000"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("--");
@@ -126,7 +127,11 @@ struct Lab {
   Event require(const std::function<bool(const Event&)>& p, const std::string& what, std::size_t from = 0,
                 std::chrono::milliseconds timeout = 30s) {
     auto e = story->waitFor(p, timeout, from);
-    BOOST_REQUIRE_MESSAGE(e.has_value(), "never saw " << what);
+    if (!e) {
+      std::ifstream in(log);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      BOOST_FAIL("never saw " << what << "; ftb-run's log:\n" << text.substr(text.size() > 4000 ? text.size() - 4000 : 0));
+    }
     return *e;
   }
 
@@ -280,4 +285,28 @@ BOOST_AUTO_TEST_CASE(all_nodes_over_temperature_checkpoint_the_whole_job) {
   }
   BOOST_TEST(lab.finish(pid) == expected);
   BOOST_TEST(!lab.story->waitFor(is("FTB_JOB_STATE", {{"state", "relaunched"}}), 0ms));
+}
+
+BOOST_AUTO_TEST_CASE(slurm_drains_the_failing_node_and_resumes_it_when_healthy) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  Lab lab;
+  lab.lab.startSlurm();
+  setenv("SLURM_CONF", lab.lab.slurmConf().c_str(), 1);
+  pid_t pid = lab.start("SLURM", {"--spares", "n4", "--slurm", "on"});
+  lab.awaitComputing("SLURM");
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the migrate decision");
+  const std::string corr = tag(decision, "corr");
+  // Drained with ftb's reason (drng while its ranks still run, drained after).
+  BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState("n2").find("ftb: migrated off (" + corr + ")") != std::string::npos; }),
+             lab.lab.slurmState("n2"));
+  lab.requireRestored(corr, {2, 3});
+  // Healthy again while the job still runs: a spare, resumed in Slurm.
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 100 1");
+  lab.require(is("FTB_DECISION", {{"action", "spare"}, {"node", "n2"}}), "the spare decision");
+  BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState("n2").rfind("idle", 0) == 0; }),
+             lab.lab.slurmState("n2"));
+  BOOST_TEST(lab.finish(pid) == expected);
+  unsetenv("SLURM_CONF");
 }
