@@ -301,7 +301,11 @@ void Monitor::sweepCounters(const std::string& name, uint32_t number, Clock::tim
   CounterReadout readout = sysfs_.counters(name, number);
   const std::string key = "counters " + name + "/" + std::to_string(number);
   if (!readout.problems.empty()) {
-    trouble(key + " " + joined(readout.problems, "; "),
+    // Keyed by the bad files, not their contents: a file holding a different
+    // bad value at every sweep is still one trouble.
+    std::vector<std::string> files;
+    for (const std::string& p : readout.problems) files.push_back(p.substr(0, p.find(':')));
+    trouble(key + " " + joined(files, ","),
             name + " port " + std::to_string(number) + ": " + joined(readout.problems, "; "));
   }
   Port& port = open_.at(name).ports.at(number);

@@ -279,9 +279,13 @@ BOOST_AUTO_TEST_CASE(saturation_reset_malformed_and_missing_counters) {
   r.sys.setCounter("mlx5_1", 1, "local_link_integrity_errors", 0);  // reset
   r.sys.write("mlx5_1", 1, "counters/symbol_error", "not-a-number");
   r.sys.removeCounter("mlx5_1", 1, "link_downed");
-  for (int i = 0; i < 3; ++i) r.sweep();
+  for (int i = 0; i < 3; ++i) {
+    r.sweep();
+    r.sys.write("mlx5_1", 1, "counters/symbol_error", "bad" + std::to_string(i));
+  }
   BOOST_TEST(r.sink.count(kMonitorTrouble) == 1u);  // said once, not every sweep
-  BOOST_TEST(r.has(kMonitorTrouble, "mlx5_1 port 1: counters/symbol_error: 'not-a-number' is not a number"));
+  BOOST_TEST(r.sink.last(kMonitorTrouble).payload.starts_with(
+      "FTB_IB_MONITOR: mlx5_1 port 1: counters/symbol_error: 'not-a-number' is not a number"));
   // The reset cleared the saturation; 1/min since is clean: healthy after two sweeps.
   BOOST_TEST(r.sink.count(kPortHealthy) == 1u);
 }
