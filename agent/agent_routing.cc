@@ -293,7 +293,9 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   if (auto newest = history_.newestId()) *r->mutable_history_mark() = *newest;
   reply(session.routing_id, answer);
   const std::vector<uint32_t> ids{request.subscription_id()};
-  for (const auto& e : replay) enqueueDelivery(session, e, ids);
+  for (const auto& e : replay) {
+    if (mayReceive(session, e->event.event_space())) enqueueDelivery(session, e, ids);
+  }
 }
 
 void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelope) {

@@ -120,8 +120,16 @@ BOOST_AUTO_TEST_CASE(subscribe_rules_withhold_events) {
   BOOST_TEST((**got).event.event_space == "FTB.OPEN.A");
   auto more = sub->poll(*id, 200ms);
   BOOST_TEST(!more->has_value());
+  // A history replay is withheld the same way.
+  auto replay = sub->subscribe({.filter = "", .polling = true, .history = ftb::HistoryReplay{.last_n = 10}});
+  BOOST_REQUIRE(replay.ok());
+  auto first = sub->poll(*replay, 5s);
+  BOOST_REQUIRE(first.ok() && first->has_value());
+  BOOST_TEST((**first).event.event_space == "FTB.OPEN.A");
+  auto second = sub->poll(*replay, 200ms);
+  BOOST_TEST(!second->has_value());
   const auto m = ftb::testing::scrapeMetrics(agent.metricsAddress());
-  BOOST_TEST(m.sum("ftb_agent_events_withheld_total", {{"namespace", "FTB.SECRET.A"}}) == 1);
+  BOOST_TEST(m.sum("ftb_agent_events_withheld_total", {{"namespace", "FTB.SECRET.A"}}) == 1);  // live only
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_policy_file_stops_the_agent_at_start) {
