@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "client/client.h"
+#include "client/daemon/service_notifier.h"
 #include "components/ib/config.h"
 #include "metrics/http_server.h"
 #include "components/ib/event_sink.h"
@@ -83,7 +84,12 @@ int main(int argc, char** argv) {
                            devices, sysfs, sink);
   spdlog::info("ftb-ib: backend {}, sysfs root {}, sweep every {} ms", config.backend,
                config.sysfs_root, config.interval_ms);
-  monitor.run(stop_fd);
+  ftb::daemon::ServiceNotifier notifier;
+  notifier.ready("watching RDMA adapters (backend " + config.backend + ")");
+  monitor.run(
+      stop_fd, [&] { notifier.feedWatchdog(std::chrono::steady_clock::now()); },
+      notifier.maxLoopSleep(std::chrono::milliseconds(config.interval_ms)));
+  notifier.stopping("stopping");
   spdlog::info("stopping");
   (void)(*client)->disconnect();
   close(stop_fd);

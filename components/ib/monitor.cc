@@ -345,16 +345,18 @@ void Monitor::sweep(Clock::time_point now) {
   }
 }
 
-void Monitor::run(int stop_fd) {
+void Monitor::run(int stop_fd, const std::function<void()>& each_turn,
+                  std::chrono::milliseconds max_wait) {
   start(Clock::now());
   Clock::time_point next = Clock::now() + options_.interval;
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
-    if (pollOnce(std::max(left, std::chrono::milliseconds(0)), stop_fd)) return;
+    if (pollOnce(std::clamp(left, std::chrono::milliseconds(0), max_wait), stop_fd)) return;
     if (Clock::now() >= next) {
       sweep(Clock::now());
       next = Clock::now() + options_.interval;
     }
+    if (each_turn) each_turn();
   }
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -49,7 +50,10 @@ class Monitor {
   // Rescan devices, re-query ports, sweep counters.
   void sweep(Clock::time_point now);
   // start(), then pollOnce()/sweep() on schedule until `stop_fd` polls readable.
-  void run(int stop_fd);
+  // `each_turn` runs after every loop turn, and no wait lasts longer than
+  // `max_wait`: the service watchdog is fed from here (main.cc).
+  void run(int stop_fd, const std::function<void()>& each_turn = {},
+           std::chrono::milliseconds max_wait = std::chrono::hours(1));
 
   std::size_t deviceCount() const { return open_.size(); }
 

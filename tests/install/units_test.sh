@@ -29,7 +29,7 @@ for unit in ftb-agent.service ftb-ipmi.service ftb-ib.service; do
   want "$unit" "PrivateTmp=yes"
   want "$unit" "CapabilityBoundingSet="
 done
-for unit in ftb-agent.service ftb-ipmi.service; do
+for unit in ftb-agent.service ftb-ipmi.service ftb-ib.service; do
   want "$unit" "Type=notify"
   grep -qE "^WatchdogSec=[1-9]" "$prefix/lib/systemd/system/$unit" || fail "$unit has no watchdog"
 done
