@@ -98,6 +98,14 @@ void Launcher::handle(const Event& event) {
     return;
   }
   if (event.event_space == options_.runtime_space) handleRuntime(event);
+  // A lost agent is evidence, not proof, that its node died (an overloaded
+  // agent misses heartbeats too): while the job runs it waits for the job's
+  // own exit to confirm it.
+  if (event.event_space == "FTB.AGENT" && job_.running()) {
+    spdlog::info("{} ({}): kept until the job exits", event.event_name, event.payload);
+    agent_losses_.push_back(event);
+    return;
+  }
   std::optional<Decision> d = policy_.decide(event);
   if (!d) return;
   for (const auto& why : d->skipped) spdlog::info("{} on {}: rule {}", event.event_name, d->node, why);
@@ -210,6 +218,14 @@ void Launcher::execute(const Decision& d) {
 }
 
 std::optional<int> Launcher::onExit(int code) {
+  // The ranks are gone: a checkpoint still waiting for answers will not get them.
+  if (checkpoint_) finishCheckpoint(true);
+  if (!recovery_ && code != 0) {
+    std::vector<Event> losses;
+    losses.swap(agent_losses_);
+    for (const Event& e : losses) handle(e);
+  }
+  agent_losses_.clear();
   if (!recovery_ && code != 0) {
     // An exit nobody announced: give the events that explain it (a dead node's
     // FTB_MPI_PROCS_DEAD, a fan failure ...) a moment to arrive.

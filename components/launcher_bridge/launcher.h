@@ -79,6 +79,7 @@ class Launcher {
   std::string launch_corr_;  // FTB_CORR_ID of the current run ("" for the first)
   std::optional<PendingCheckpoint> checkpoint_;
   std::optional<PendingRecovery> recovery_;
+  std::vector<Event> agent_losses_;  // FTB.AGENT events seen while the job ran
   bool computing_ = false;   // the ranks run (first launch, or every rank restored)
   std::set<int> restored_;  // ranks that reported FTB_RESTART_DONE for launch_corr_
   std::map<std::string, NodeState> published_states_;

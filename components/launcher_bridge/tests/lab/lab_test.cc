@@ -38,8 +38,8 @@ using ftb::testing::runfile;
 namespace {
 
 const std::vector<std::string> kNodes = {"n1", "n2", "n3", "n4"};
-const std::vector<std::string> kStencil = {"--nx", "256", "--ny", "64", "--iterations", "80",
-                                           "--checkpoint-every", "10", "--iteration-ms", "20"};
+const std::vector<std::string> kStencil = {"--nx", "256", "--ny", "64", "--iterations", "150",
+                                           "--checkpoint-every", "10", "--iteration-ms", "40"};
 
 std::string tag(const Event& e, const std::string& key) {
   auto it = e.tags.find(key);
@@ -169,7 +169,7 @@ struct Lab {
         BOOST_TEST(tag(answer, "ranks_done") == "6");
         break;
       }
-      BOOST_REQUIRE_MESSAGE(attempt < 5, "5 checkpoint requests missed: " << answer.payload);
+      if (attempt == 5) require([](const Event&) { return false; }, "any of 5 checkpoint requests answered", 0, 0ms);
     }
     (void)(*op)->disconnect();
   }
@@ -189,7 +189,7 @@ std::string baseline() {
     Lab lab;
     const double t0 = now();
     result = lab.finish(lab.start("BASE", {}));
-    std::printf("BENCH failure-free run through ftb-run (6 ranks, 80 iterations): %.2f s\n", now() - t0);
+    std::printf("BENCH failure-free run through ftb-run (6 ranks, 150 iterations): %.2f s\n", now() - t0);
   }
   return result;
 }
