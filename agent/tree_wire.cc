@@ -117,6 +117,16 @@ void toProto(const tree::TreeMessage& message, proto::TreeMessage* out) {
             item->set_flood(e.flood);
             if (e.bytes) item->set_event(*e.bytes);
           }
+          for (const auto& g : body.gone) {
+            auto* gone = m->add_gone();
+            gone->set_publisher(g.publisher);
+            gone->set_event_space(g.event_space);
+            for (const auto& [first, last] : g.ranges) {
+              auto* r = gone->add_ranges();
+              r->set_first(first);
+              r->set_last(last);
+            }
+          }
         } else if constexpr (std::is_same_v<T, tree::Leave>) {
           out->mutable_leave()->set_reason(body.reason);
         } else if constexpr (std::is_same_v<T, tree::Probe>) {
@@ -180,6 +190,14 @@ Result<tree::TreeMessage> fromProto(const proto::TreeMessage& m) {
       for (const auto& item : m.events().events()) {
         batch.events.push_back({item.publisher(), item.seq(), item.event_space(), item.flood(),
                                 std::make_shared<const std::string>(item.event())});
+      }
+      for (const auto& g : m.events().gone()) {
+        tree::GoneEntry gone{g.publisher(), g.event_space(), {}};
+        for (const auto& r : g.ranges()) {
+          if (r.first() > r.last()) return invalidArgument("a gone range whose first is beyond its last");
+          gone.ranges.emplace_back(r.first(), r.last());
+        }
+        batch.gone.push_back(std::move(gone));
       }
       out.body = std::move(batch);
       break;

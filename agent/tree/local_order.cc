@@ -2,36 +2,73 @@
 
 #include <algorithm>
 
+#include "agent/tree/relay_log.h"
+
 namespace ftb::tree {
 
-void LocalOrder::drain(Stream& s, std::vector<TreeEvent>& ready) {
-  while (!s.waiting.empty() && s.waiting.begin()->first <= s.next) {
-    if (s.waiting.begin()->first == s.next) {
-      ready.push_back(std::move(s.waiting.begin()->second));
-      ++s.next;
+uint64_t LocalOrder::drain(Stream& s, std::vector<TreeEvent>& ready) {
+  uint64_t lost = 0;
+  for (;;) {
+    while (!s.gone.empty() && s.gone.front().second < s.next) s.gone.erase(s.gone.begin());
+    if (!s.waiting.empty() && s.waiting.begin()->first <= s.next) {
+      if (s.waiting.begin()->first == s.next) {
+        ready.push_back(std::move(s.waiting.begin()->second));
+        ++s.next;
+      }
+      s.waiting.erase(s.waiting.begin());
+      continue;
     }
-    s.waiting.erase(s.waiting.begin());
+    if (s.gone.empty() || s.gone.front().first > s.next) break;
+    // `next` will never come: step over the gone range. An event waiting
+    // inside it did come after all (by another way): delivered, not lost.
+    const uint64_t last = s.gone.front().second;
+    for (auto it = s.waiting.begin(); it != s.waiting.end() && it->first <= last;) {
+      lost += it->first - s.next;
+      ready.push_back(std::move(it->second));
+      s.next = it->first + 1;
+      it = s.waiting.erase(it);
+    }
+    lost += last + 1 - s.next;
+    s.next = last + 1;
+    s.gone.erase(s.gone.begin());
   }
+  return lost;
 }
 
-void LocalOrder::arrive(const TreeEvent& event, Nanos now, std::vector<TreeEvent>& ready) {
+std::vector<LocalOrder::Loss> LocalOrder::arrive(const TreeEvent& event, Nanos now,
+                                                 std::vector<TreeEvent>& ready) {
   auto [it, fresh] = streams_.try_emplace(event.publisher);
   Stream& s = it->second;
   s.updated = now;
   if (fresh) s.next = event.seq;
+  if (s.event_space.empty()) s.event_space = event.event_space;
+  std::vector<Loss> lost;
   if (event.seq == s.next) {
     ready.push_back(event);
     ++s.next;
-    drain(s, ready);
+    if (const uint64_t n = drain(s, ready)) lost.push_back({s.event_space, n});
     if (s.waiting.empty()) s.waiting_since = Nanos(0);
-    return;
-  }
-  if (event.seq > s.next) {
+  } else if (event.seq > s.next) {
     if (s.waiting.empty()) s.waiting_since = now;
     s.waiting.emplace(event.seq, event);
   }
   // Behind `next`: delivering it now would break the order its subscribers
   // rely on (a late fill was counted as lost when its gap was given up).
+  return lost;
+}
+
+std::vector<LocalOrder::Loss> LocalOrder::settle(const GoneEntry& gone, std::vector<TreeEvent>& ready) {
+  auto it = streams_.find(gone.publisher);
+  if (it == streams_.end()) return {};
+  Stream& s = it->second;
+  if (s.event_space.empty()) s.event_space = gone.event_space;
+  for (const auto& [first, last] : gone.ranges) {
+    if (last >= s.next) addRange(s.gone, {std::max(first, s.next), last});
+  }
+  const uint64_t n = drain(s, ready);
+  if (s.waiting.empty()) s.waiting_since = Nanos(0);
+  if (n == 0) return {};
+  return {{s.event_space, n}};
 }
 
 std::vector<LocalOrder::Loss> LocalOrder::expire(Nanos now, std::vector<TreeEvent>& ready) {
@@ -39,10 +76,11 @@ std::vector<LocalOrder::Loss> LocalOrder::expire(Nanos now, std::vector<TreeEven
   for (auto it = streams_.begin(); it != streams_.end();) {
     Stream& s = it->second;
     if (!s.waiting.empty() && now - s.waiting_since > hold_timeout_) {
-      const auto& [first_waiting, event] = *s.waiting.begin();
-      lost.push_back({event.event_space, first_waiting - s.next});
-      s.next = s.waiting.begin()->first;
-      drain(s, ready);
+      const uint64_t first_waiting = s.waiting.begin()->first;
+      const uint64_t skipped = first_waiting - s.next;
+      s.next = first_waiting;
+      const uint64_t gone = drain(s, ready);
+      lost.push_back({s.event_space, skipped + gone});
       s.waiting_since = s.waiting.empty() ? Nanos(0) : now;
     }
     // Streams quiet for long are forgotten (a publisher that went away).
@@ -65,6 +103,7 @@ SeenVector LocalOrder::gaps(Nanos now, Nanos min_age) const {
       if (seq > expected) entry.holes.push_back({expected, seq - 1});
       expected = seq + 1;
     }
+    entry.holes = subtractRanges(entry.holes, s.gone);  // no use asking for those
     out.push_back(std::move(entry));
   }
   std::sort(out.begin(), out.end());

@@ -9,6 +9,39 @@ namespace {
 // replay anyway once the retention has moved on).
 constexpr std::size_t kMaxHoles = 64;
 
+// Sorted, with overlapping and adjacent ranges merged.
+std::vector<SeqRange> normalized(std::vector<SeqRange> ranges) {
+  std::erase_if(ranges, [](const SeqRange& r) { return r.first > r.second; });
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<SeqRange> merged;
+  for (const SeqRange& r : ranges) {
+    if (!merged.empty() && r.first <= merged.back().second + 1) {
+      merged.back().second = std::max(merged.back().second, r.second);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  return merged;
+}
+
+void capHoles(std::vector<SeqRange>& holes) {
+  if (holes.size() > kMaxHoles) holes.erase(holes.begin(), holes.end() - kMaxHoles);
+}
+
+// Sorted sequences as ranges.
+std::vector<SeqRange> rangesOf(std::vector<uint64_t> seqs) {
+  std::sort(seqs.begin(), seqs.end());
+  std::vector<SeqRange> out;
+  for (uint64_t seq : seqs) {
+    if (!out.empty() && seq <= out.back().second + 1) {
+      out.back().second = std::max(out.back().second, seq);
+    } else {
+      out.push_back({seq, seq});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool contains(const std::vector<SeqRange>& ranges, uint64_t value) {
@@ -20,17 +53,32 @@ bool contains(const std::vector<SeqRange>& ranges, uint64_t value) {
 void addRange(std::vector<SeqRange>& ranges, SeqRange range) {
   if (range.first > range.second) return;
   ranges.push_back(range);
-  std::sort(ranges.begin(), ranges.end());
-  std::vector<SeqRange> merged;
-  for (const SeqRange& r : ranges) {
-    if (!merged.empty() && r.first <= merged.back().second + 1) {
-      merged.back().second = std::max(merged.back().second, r.second);
-    } else {
-      merged.push_back(r);
+  ranges = normalized(std::move(ranges));
+  capHoles(ranges);
+}
+
+std::vector<SeqRange> subtractRanges(const std::vector<SeqRange>& a, const std::vector<SeqRange>& b) {
+  std::vector<SeqRange> out;
+  std::size_t j = 0;
+  for (const auto& [first, last] : a) {
+    while (j < b.size() && b[j].second < first) ++j;
+    uint64_t from = first;
+    bool rest = true;
+    for (std::size_t k = j; k < b.size() && b[k].first <= last; ++k) {
+      if (b[k].first > from) out.push_back({from, b[k].first - 1});
+      if (b[k].second >= last) {
+        rest = false;
+        break;
+      }
+      from = std::max(from, b[k].second + 1);
     }
+    if (rest) out.push_back({from, last});
   }
-  if (merged.size() > kMaxHoles) merged.erase(merged.begin(), merged.end() - kMaxHoles);
-  ranges = std::move(merged);
+  return out;
+}
+
+std::vector<SeqRange> intersectRanges(const std::vector<SeqRange>& a, const std::vector<SeqRange>& b) {
+  return subtractRanges(a, subtractRanges(a, b));
 }
 
 void removeValue(std::vector<SeqRange>& ranges, uint64_t value) {
@@ -117,36 +165,85 @@ SeenVector RelayLog::report(const InterestMatcher& interest, const SeenVector& b
   return out;
 }
 
-std::vector<TreeEvent> RelayLog::missing(const InterestMatcher& interest,
-                                         const SeenVector& their_seen, Nanos window, Nanos now,
-                                         const std::string& not_from) const {
-  std::vector<TreeEvent> out;
+std::vector<SeqRange> RelayLog::goneOf(const Sequence& s, const std::vector<SeqRange>& wanted,
+                                      const std::vector<uint64_t>& retained) {
+  if (s.high == 0) return {};
+  const std::vector<SeqRange> seen = subtractRanges({{s.low, s.high}}, s.holes);
+  return subtractRanges(intersectRanges(normalized(wanted), seen), rangesOf(retained));
+}
+
+Replay RelayLog::missing(const InterestMatcher& interest, const SeenVector& their_seen, Nanos window,
+                         Nanos now, const std::string& not_from) const {
+  Replay out;
   if (window <= Nanos(0)) return out;
   std::unordered_map<std::string, const SeenEntry*> theirs;
   for (const SeenEntry& e : their_seen) theirs[e.publisher] = &e;
+  std::unordered_map<std::string, std::vector<uint64_t>> kept;  // retained, of publishers they reported
   for (const Entry& e : events_) {
+    auto it = theirs.find(e.event.publisher);
+    if (it != theirs.end()) kept[e.event.publisher].push_back(e.event.seq);
     if (e.from == not_from && !not_from.empty()) continue;
     if (!e.event.flood && !interest.matches(e.event.event_space)) continue;
-    auto it = theirs.find(e.event.publisher);
     const bool lacks = it != theirs.end()
                            ? e.event.seq > it->second->high || contains(it->second->holes, e.event.seq)
                            : now - e.arrived <= window;
-    if (lacks) out.push_back(e.event);
+    if (lacks) out.events.push_back(e.event);
+  }
+  for (const SeenEntry& their : their_seen) {
+    auto it = sequences_.find(their.publisher);
+    if (it == sequences_.end()) continue;
+    const Sequence& s = it->second;
+    // A publisher whose events come from them: they are nearer to it than we are.
+    if (!interest.matches(s.event_space) || (!not_from.empty() && s.from == not_from)) continue;
+    std::vector<SeqRange> wanted = their.holes;
+    if (s.high > their.high) wanted.push_back({their.high + 1, s.high});
+    std::vector<SeqRange> gone = goneOf(s, wanted, kept[their.publisher]);
+    if (!gone.empty()) out.gone.push_back({their.publisher, s.event_space, std::move(gone)});
   }
   return out;
 }
 
-std::vector<TreeEvent> RelayLog::fill(SeenVector& wanted) const {
-  std::vector<TreeEvent> out;
+Replay RelayLog::fill(SeenVector& wanted) const {
+  Replay out;
   std::unordered_map<std::string, SeenEntry*> by_publisher;
   for (SeenEntry& e : wanted) by_publisher[e.publisher] = &e;
   for (const Entry& e : events_) {
     auto it = by_publisher.find(e.event.publisher);
     if (it == by_publisher.end() || !contains(it->second->holes, e.event.seq)) continue;
     removeValue(it->second->holes, e.event.seq);
-    out.push_back(e.event);
+    out.events.push_back(e.event);
+  }
+  // What is still wanted and was seen here is no longer retained.
+  for (SeenEntry& e : wanted) {
+    auto it = sequences_.find(e.publisher);
+    if (it == sequences_.end()) continue;
+    std::vector<SeqRange> gone = goneOf(it->second, e.holes, {});
+    if (gone.empty()) continue;
+    e.holes = subtractRanges(normalized(e.holes), gone);
+    out.gone.push_back({e.publisher, it->second.event_space, std::move(gone)});
   }
   return out;
+}
+
+std::vector<SeqRange> RelayLog::settle(const GoneEntry& gone, const std::string& from, Nanos now) {
+  const std::vector<SeqRange> ranges = normalized(gone.ranges);
+  if (ranges.empty() || ranges.front().first == 0) return {};  // sequences start at 1
+  Sequence& s = sequences_[gone.publisher];
+  const bool unknown = s.high == 0;
+  std::vector<SeqRange> seen;
+  if (!unknown) seen = subtractRanges({{s.low, s.high}}, s.holes);
+  std::vector<SeqRange> fresh = subtractRanges(ranges, seen);
+  if (fresh.empty()) return fresh;
+  seen.insert(seen.end(), ranges.begin(), ranges.end());
+  seen = normalized(std::move(seen));
+  s.low = seen.front().first;
+  s.high = seen.back().second;
+  s.holes = subtractRanges({{s.low, s.high}}, seen);
+  capHoles(s.holes);
+  if (s.event_space.empty()) s.event_space = gone.event_space;
+  if (unknown) s.from = from;  // the way toward the publisher
+  s.updated = now;
+  return fresh;
 }
 
 std::optional<std::string> RelayLog::upstream(const std::string& publisher) const {

@@ -18,6 +18,14 @@
 
 namespace ftb::tree {
 
+// What a replay or fill sends: the retained events the other side lacks,
+// oldest first, and what it lacks that this agent has seen but no longer
+// retains (it will never get those: "gone").
+struct Replay {
+  std::vector<TreeEvent> events;
+  std::vector<GoneEntry> gone;
+};
+
 class RelayLog {
  public:
   RelayLog(std::size_t max_events, Nanos max_age) : max_events_(max_events), max_age_(max_age) {}
@@ -37,13 +45,22 @@ class RelayLog {
   // Retained events the other side of a link lacks, oldest first: those its
   // interest covers, that did not come from it, beyond its highest or in its
   // gaps; events of publishers it never saw if they arrived within `window`.
+  // Gone: what it lacks (beyond its highest or in its gaps) of publishers it
+  // reported that this agent has seen but no longer retains.
   // Nothing when the window is zero (no repair).
-  std::vector<TreeEvent> missing(const InterestMatcher& interest, const SeenVector& their_seen,
-                                 Nanos window, Nanos now, const std::string& not_from) const;
+  Replay missing(const InterestMatcher& interest, const SeenVector& their_seen, Nanos window,
+                 Nanos now, const std::string& not_from) const;
 
   // Retained events in the holes of `wanted` (publishers it lists only),
-  // oldest first. What is served is taken out of `wanted`'s holes.
-  std::vector<TreeEvent> fill(SeenVector& wanted) const;
+  // oldest first, and as gone the holes this agent has seen but no longer
+  // retains. Both are taken out of `wanted`'s holes: what remains this agent
+  // never saw.
+  Replay fill(SeenVector& wanted) const;
+
+  // Records gone sequences as seen (they will never come; a late copy is
+  // then dropped as a duplicate). Returns those of `gone.ranges` not seen
+  // before: what this side newly learns it will never get.
+  std::vector<SeqRange> settle(const GoneEntry& gone, const std::string& from, Nanos now);
   // The link a publisher's events last came from ("" for a local one, none
   // for a publisher never seen): the way toward the publisher, where a gap
   // can be filled.
@@ -67,6 +84,9 @@ class RelayLog {
     Nanos arrived{};
   };
   bool admitSequence(Sequence& s, uint64_t seq);
+  // The part of `wanted` that publisher `s` has seen but that is not in `retained` (sorted).
+  static std::vector<SeqRange> goneOf(const Sequence& s, const std::vector<SeqRange>& wanted,
+                                      const std::vector<uint64_t>& retained);
   std::size_t max_events_;
   Nanos max_age_;
   std::unordered_map<std::string, Sequence> sequences_;
@@ -78,5 +98,8 @@ class RelayLog {
 bool contains(const std::vector<SeqRange>& ranges, uint64_t value);
 void addRange(std::vector<SeqRange>& ranges, SeqRange range);
 void removeValue(std::vector<SeqRange>& ranges, uint64_t value);
+// `a` without what `b` covers, and what both cover (no cap on the count).
+std::vector<SeqRange> subtractRanges(const std::vector<SeqRange>& a, const std::vector<SeqRange>& b);
+std::vector<SeqRange> intersectRanges(const std::vector<SeqRange>& a, const std::vector<SeqRange>& b);
 
 }  // namespace ftb::tree

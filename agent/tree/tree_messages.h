@@ -67,8 +67,17 @@ struct InterestUpdate {
 // events in the holes of `seen` (a subscriber's gap; see TreeNode::requestFills).
 inline constexpr Nanos kFillRequest{-1};
 
+// Sequences of a publisher that the sender has seen but no longer retains:
+// the side that lacks them will never get them and counts them as lost.
+struct GoneEntry {
+  std::string publisher;
+  std::string event_space;
+  std::vector<SeqRange> ranges;  // sorted, disjoint
+};
+
 struct EventBatch {
   std::vector<TreeEvent> events;
+  std::vector<GoneEntry> gone;
 };
 
 // The sender drops the link (shutting down, or it does not recognise the

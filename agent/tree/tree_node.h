@@ -132,6 +132,7 @@ class TreeNode {
     InterestMatcher interest;   // what their side wants
     Interest sent_interest;     // what we last told them our side wants
     std::vector<TreeEvent> batch;
+    std::vector<GoneEntry> gone;  // sent with the next batch
   };
   struct Candidate {
     std::string address;
@@ -188,6 +189,9 @@ class TreeNode {
                 const InterestMatcher* already_sent, Nanos now);
   void queueEvent(Link& link, const TreeEvent& event);
   void deliverInOrder(const TreeEvent& event, Nanos now);
+  void onGone(const GoneEntry& gone, const std::string& from, Nanos now);
+  void release(const std::vector<LocalOrder::Loss>& lost, const std::vector<TreeEvent>& ready);
+  void sendBatch(Link& link);
   void requestFills(Nanos now);
   void onFillRequest(Link& link, SeenVector wanted);
   void sendFillRequest(const std::string& to, SeenVector wanted);

@@ -8,6 +8,9 @@
 // can cause are dropped by RelayLog::admit. What a report cannot show (a part
 // of a side that lacks what the side's boundary agent never had) surfaces as
 // a gap at a subscriber, which asks upstream for it (see "filling gaps").
+// What a side lacks that the agent asked has seen but no longer retains is
+// sent as "gone": the side records it as seen, its subscribers count it as
+// lost at once (even the end of a stream, after which no gap would show).
 #include <algorithm>
 
 #include "agent/tree/tree_node.h"
@@ -61,12 +64,16 @@ void TreeNode::onInterestUpdate(Link& link, const InterestUpdate& update, Nanos 
 
 void TreeNode::replayTo(Link& link, const SeenVector& their_seen, Nanos replay_window,
                         const InterestMatcher* already_sent, Nanos now) {
-  for (TreeEvent& event :
-       relay_.missing(link.interest, their_seen, replay_window, now, link.node.address)) {
+  Replay replay = relay_.missing(link.interest, their_seen, replay_window, now, link.node.address);
+  for (TreeEvent& event : replay.events) {
     // Events their old interest covered went to them live.
     if (already_sent != nullptr && !event.flood && already_sent->matches(event.event_space)) continue;
     ++stats_.events_replayed;
     queueEvent(link, event);
+  }
+  for (GoneEntry& gone : replay.gone) {
+    if (already_sent != nullptr && already_sent->matches(gone.event_space)) continue;
+    link.gone.push_back(std::move(gone));
   }
 }
 
@@ -104,10 +111,13 @@ void TreeNode::sendFillRequest(const std::string& to, SeenVector wanted) {
 }
 
 void TreeNode::onFillRequest(Link& link, SeenVector wanted) {
-  for (TreeEvent& event : relay_.fill(wanted)) {
+  Replay replay = relay_.fill(wanted);
+  for (TreeEvent& event : replay.events) {
     ++stats_.events_replayed;
     queueEvent(link, event);
   }
+  // Gone here is gone further up too: a fill would be dropped here as a duplicate.
+  for (GoneEntry& gone : replay.gone) link.gone.push_back(std::move(gone));
   std::map<std::string, SeenVector> onward;
   for (SeenEntry& entry : wanted) {
     if (entry.holes.empty()) continue;
@@ -125,6 +135,8 @@ bool TreeNode::publishLocal(const TreeEvent& event, Nanos now) {
 
 void TreeNode::onEvents(Link& link, const EventBatch& batch, Nanos now) {
   const std::string from = link.node.address;  // `link` may move: forward() only appends
+  // Gone first: its losses are reported before what followed them.
+  for (const GoneEntry& gone : batch.gone) onGone(gone, from, now);
   for (const TreeEvent& event : batch.events) {
     if (!relay_.admit(event, from, now)) continue;
     deliverInOrder(event, now);
@@ -140,13 +152,31 @@ void TreeNode::deliverInOrder(const TreeEvent& event, Nanos now) {
     return;
   }
   std::vector<TreeEvent> ready;
-  local_order_.arrive(event, now, ready);
-  for (const TreeEvent& e : ready) host_.deliverLocal(e);
+  const auto lost = local_order_.arrive(event, now, ready);
+  release(lost, ready);
+}
+
+void TreeNode::onGone(const GoneEntry& gone, const std::string& from, Nanos now) {
+  // Only what is news here goes on: the rest was seen, or reported, already.
+  const GoneEntry fresh{gone.publisher, gone.event_space, relay_.settle(gone, from, now)};
+  if (fresh.ranges.empty()) return;
+  if (local_matcher_.matches(fresh.event_space)) {
+    std::vector<TreeEvent> ready;
+    const auto lost = local_order_.settle(fresh, ready);
+    release(lost, ready);
+  }
+  for (auto& [address, link] : links_) {
+    if (address != from && link.interest.matches(fresh.event_space)) link.gone.push_back(fresh);
+  }
 }
 
 void TreeNode::expireGaps(Nanos now) {
   std::vector<TreeEvent> ready;
   const auto lost = local_order_.expire(now, ready);
+  release(lost, ready);
+}
+
+void TreeNode::release(const std::vector<LocalOrder::Loss>& lost, const std::vector<TreeEvent>& ready) {
   // Tell local subscribers of the loss before they see what followed it.
   for (const auto& loss : lost) {
     stats_.events_lost += loss.events;
@@ -165,17 +195,18 @@ void TreeNode::forward(const TreeEvent& event, const std::string& except) {
 void TreeNode::queueEvent(Link& link, const TreeEvent& event) {
   link.batch.push_back(event);
   ++stats_.events_forwarded;
-  if (link.batch.size() >= config_.max_batch_events) {
-    send(link.node.address, EventBatch{std::move(link.batch)});
-    link.batch.clear();
-  }
+  if (link.batch.size() >= config_.max_batch_events) sendBatch(link);
+}
+
+void TreeNode::sendBatch(Link& link) {
+  send(link.node.address, EventBatch{std::move(link.batch), std::move(link.gone)});
+  link.batch.clear();
+  link.gone.clear();
 }
 
 void TreeNode::flush() {
   for (auto& [address, link] : links_) {
-    if (link.batch.empty()) continue;
-    send(address, EventBatch{std::move(link.batch)});
-    link.batch.clear();
+    if (!link.batch.empty() || !link.gone.empty()) sendBatch(link);
   }
 }
 

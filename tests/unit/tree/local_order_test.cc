@@ -81,3 +81,63 @@ BOOST_AUTO_TEST_CASE(events_predating_the_first_delivered_are_dropped) {
   BOOST_CHECK(o.released({10, 11}));
   BOOST_CHECK(o.order.gaps(1s, 0s).empty());
 }
+
+BOOST_AUTO_TEST_CASE(a_gone_tail_is_counted_lost_at_once) {
+  Order o;
+  o.feed({1, 2}, 0s);
+  // 3..7 will never come and nothing follows them: no gap would ever show.
+  const auto lost = o.order.settle({"p", "FTB.X", {{3, 7}}}, o.ready);
+  BOOST_REQUIRE_EQUAL(lost.size(), 1u);
+  BOOST_CHECK_EQUAL(lost[0].events, 5u);
+  BOOST_CHECK_EQUAL(lost[0].event_space, "FTB.X");
+  o.feed({8}, 1s);  // the stream goes on in order
+  BOOST_CHECK(o.released({1, 2, 8}));
+  BOOST_CHECK(o.order.expire(10s, o.ready).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_gap_covered_by_gone_is_released_at_once) {
+  Order o;
+  o.feed({1}, 0s);
+  o.feed({5, 6}, 0s);
+  const auto lost = o.order.settle({"p", "FTB.X", {{1, 4}}}, o.ready);  // 1 was delivered already
+  BOOST_REQUIRE_EQUAL(lost.size(), 1u);
+  BOOST_CHECK_EQUAL(lost[0].events, 3u);
+  BOOST_CHECK(o.released({1, 5, 6}));
+  BOOST_CHECK_EQUAL(o.order.held(), 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_partly_gone_gap_waits_for_the_rest_then_steps_over_the_gone) {
+  Order o;
+  o.feed({1}, 0s);
+  o.feed({6}, 0s);
+  // 2 may still be filled; 3..5 will not.
+  BOOST_CHECK(o.order.settle({"p", "FTB.X", {{3, 5}}}, o.ready).empty());
+  const SeenVector gaps = o.order.gaps(1s, 0s);
+  BOOST_REQUIRE_EQUAL(gaps.size(), 1u);
+  BOOST_CHECK((gaps[0].holes == std::vector<SeqRange>{{2, 2}}));  // only what may still come
+  std::vector<TreeEvent> ready;
+  const auto lost = o.order.arrive(ev(2), 1s, ready);
+  BOOST_REQUIRE_EQUAL(lost.size(), 1u);
+  BOOST_CHECK_EQUAL(lost[0].events, 3u);
+  BOOST_CHECK((seqs(ready) == std::vector<uint64_t>{2, 6}));
+}
+
+BOOST_AUTO_TEST_CASE(expiry_counts_an_unfilled_gap_and_the_gone_behind_it_once) {
+  Order o;
+  o.feed({1}, 0s);
+  o.feed({4}, 0s);
+  BOOST_CHECK(o.order.settle({"p", "FTB.X", {{3, 3}, {5, 6}}}, o.ready).empty());
+  const auto lost = o.order.expire(5s, o.ready);  // 2 and 3 given up, then 4, then 5..6 gone
+  BOOST_REQUIRE_EQUAL(lost.size(), 1u);
+  BOOST_CHECK_EQUAL(lost[0].events, 4u);
+  BOOST_CHECK(o.released({1, 4}));
+  o.feed({7}, 6s);
+  BOOST_CHECK(o.released({1, 4, 7}));
+}
+
+BOOST_AUTO_TEST_CASE(gone_of_a_publisher_never_delivered_here_is_ignored) {
+  Order o;
+  BOOST_CHECK(o.order.settle({"p", "FTB.X", {{1, 3}}}, o.ready).empty());
+  o.feed({4}, 0s);
+  BOOST_CHECK(o.released({4}));
+}
