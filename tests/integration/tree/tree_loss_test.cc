@@ -4,15 +4,27 @@
 #define BOOST_TEST_MODULE tree_loss
 #include <boost/test/unit_test.hpp>
 
+#include <signal.h>
+
 #include <algorithm>
 
 #include "tests/integration/tree/stream_check.h"
 #include "tests/integration/tree/tree_cluster.h"
+#include "tests/support/test_clients.h"
 
 namespace ftb::testing {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The stream's numbered events a subscriber received (canaries aside).
+std::vector<uint64_t> streamed(const Recorder& subscriber) {
+  std::vector<uint64_t> seqs;
+  for (const auto& p : subscriber.payloads()) {
+    if (p.rfind("canary", 0) != 0) seqs.push_back(std::stoull(p));
+  }
+  return seqs;
+}
 
 BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_missed) {
   // A chain 0 - 1 - 2 (fan-out 1) whose agents keep only 5 events for replay.
@@ -41,18 +53,11 @@ BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_
   BOOST_TEST_REQUIRE(!stream.failed(), stream.error());
   const uint64_t published = stream.published();
 
-  // Canaries also count as delivered; only the stream's numbered events are checked.
-  auto streamed = [&] {
-    std::vector<uint64_t> seqs;
-    for (const auto& p : subscriber.payloads()) {
-      if (p.rfind("canary", 0) != 0) seqs.push_back(std::stoull(p));
-    }
-    return seqs;
-  };
-  BOOST_TEST_REQUIRE(waitFor([&] { return streamed().size() + subscriber.missed() >= published; }, 30s),
-                     "delivered " << streamed().size() << " + missed " << subscriber.missed()
-                                  << " of " << published);
-  const auto seqs = streamed();
+  BOOST_TEST_REQUIRE(
+      waitFor([&] { return streamed(subscriber).size() + subscriber.missed() >= published; }, 30s),
+      "delivered " << streamed(subscriber).size() << " + missed " << subscriber.missed() << " of "
+                   << published);
+  const auto seqs = streamed(subscriber);
   BOOST_TEST(seqs.size() + subscriber.missed() == published);
   BOOST_TEST(subscriber.missed() > 0u, "the repair was expected to outrun the retention window");
   BOOST_TEST(std::is_sorted(seqs.begin(), seqs.end()));
@@ -62,6 +67,78 @@ BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_
   BOOST_TEST_REQUIRE(waitFor([&] { return !watcher.payloads().empty(); }, 10s));
   BOOST_TEST(watcher.payloads().front().find("space=FTB.TREETEST.PUB") != std::string::npos,
              watcher.payloads().front());
+}
+
+bool hasLinkTo(const proto::TreeInfo& info, const std::string& address) {
+  return std::any_of(info.links().begin(), info.links().end(),
+                     [&](const proto::TreeLinkInfo& l) { return l.node().address() == address; });
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscriber_as_missed) {
+  // A chain 0 - 1 - 2 whose root keeps 1 event for replay. The long link
+  // timeout leaves room to publish a burst while agent1 is frozen but not yet
+  // declared dead: the root sends the burst to agent1, where it is lost.
+  TreeCluster cluster({.agents = 3,
+                       .seeds = 1,
+                       .fan_out = 1,
+                       .heartbeat_ms = 100,
+                       .timeout_ms = 1500,
+                       .extra_flags = {"--tree-retention-events", "1"}});
+  const std::string problem = cluster.waitForOneTree();
+  BOOST_TEST_REQUIRE(problem.empty(), problem);
+  BOOST_TEST_REQUIRE(cluster.infos()[2]->path_size() == 3, "agent2 is not at the end of the chain");
+  const std::string root = cluster.agent(0).ipcEndpoint();
+
+  Recorder subscriber(cluster.agent(2).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub2");
+  Recorder at_root(root, "event_space=FTB.TREETEST.*", "sub0");  // what the root has routed
+  Recorder evicted(root, "event_space=FTB.EVICTTEST", "evict0");
+  BOOST_TEST_REQUIRE(awaitRoutes({root}, "FTB.TREETEST.PUB", {&subscriber, &at_root}));
+
+  auto publisher = connectOrFail(root, "FTB.TREETEST.PUB", "pub0");
+  BOOST_TEST_REQUIRE(publisher->declare({{"TICK", Severity::kInfo}}).ok());
+  auto publish = [&](uint64_t from, uint64_t to) {
+    for (uint64_t i = from; i <= to; ++i) {
+      BOOST_TEST_REQUIRE(publisher->publish("TICK", std::to_string(i)).ok());
+    }
+  };
+  constexpr uint64_t kHead = 20, kTail = 100;
+  publish(1, kHead);
+  BOOST_TEST_REQUIRE(waitFor([&] { return streamed(subscriber).size() == kHead; }, 10s));
+
+  // Freeze agent1; the tail goes to it and no further. Then another
+  // publisher pushes the tail out of the root's retention.
+  BOOST_TEST_REQUIRE(::kill(cluster.agent(1).pid(), SIGSTOP) == 0);
+  publish(kHead + 1, kHead + kTail);
+  auto evictor = connectOrFail(root, "FTB.EVICTTEST", "evict0");
+  BOOST_TEST_REQUIRE(evictor->declare({{"PUSH", Severity::kInfo}}).ok());
+  BOOST_TEST_REQUIRE(evictor->publish("PUSH", "out of retention").ok());
+  BOOST_TEST_REQUIRE(waitFor([&] { return streamed(at_root).size() == kHead + kTail; }, 10s));
+  BOOST_TEST_REQUIRE(waitFor([&] { return evicted.total() == 1u; }, 10s));
+  // The root routed all of it while agent1 was still its child: the tail
+  // went to agent1 only (else the machine was too slow for the link timeout).
+  const auto root_info = queryTree(cluster.agent(0).tcpEndpoint());
+  const auto end_info = queryTree(cluster.agent(2).tcpEndpoint());
+  BOOST_TEST_REQUIRE(root_info.has_value());
+  BOOST_TEST_REQUIRE(end_info.has_value());
+  BOOST_TEST_REQUIRE(hasLinkTo(*root_info, cluster.agent(1).tcpEndpoint()),
+                     "the root dropped agent1 before the burst was routed");
+  BOOST_TEST_REQUIRE(end_info->path_size() == 3, "agent2 re-attached before the burst was routed");
+  cluster.kill(1);
+
+  // agent2 re-attaches to the root, which has seen the tail but keeps none
+  // of it: it says so, and agent2 reports the tail as missed at once
+  // (without that no later event would ever reveal the gap).
+  BOOST_TEST_REQUIRE(
+      waitFor([&] { return streamed(subscriber).size() + subscriber.missed() >= kHead + kTail; }, 20s),
+      "delivered " << streamed(subscriber).size() << " + missed " << subscriber.missed() << " of "
+                   << kHead + kTail);
+  const auto seqs = streamed(subscriber);
+  BOOST_TEST(seqs.size() == kHead);
+  BOOST_TEST(subscriber.missed() == kTail);
+  BOOST_TEST(std::is_sorted(seqs.begin(), seqs.end()));
+  const bool duplicate = std::adjacent_find(seqs.begin(), seqs.end()) != seqs.end();
+  BOOST_TEST(!duplicate, "a duplicate arrived");
+  BOOST_TEST(seqs.back() == kHead);
 }
 
 }  // namespace
