@@ -43,16 +43,21 @@ tree::SeenVector seenFrom(const Repeated& in) {
 }
 
 template <typename Repeated>
+void rangesTo(const std::vector<tree::SeqRange>& in, Repeated* out) {
+  for (const auto& [first, last] : in) {
+    auto* r = out->Add();
+    r->set_first(first);
+    r->set_last(last);
+  }
+}
+
+template <typename Repeated>
 void seenTo(const tree::SeenVector& in, Repeated* out) {
   for (const auto& e : in) {
     auto* s = out->Add();
     s->set_publisher(e.publisher);
     s->set_high(e.high);
-    for (const auto& [first, last] : e.holes) {
-      auto* h = s->add_holes();
-      h->set_first(first);
-      h->set_last(last);
-    }
+    rangesTo(e.holes, s->mutable_holes());
   }
 }
 
@@ -121,11 +126,7 @@ void toProto(const tree::TreeMessage& message, proto::TreeMessage* out) {
             auto* gone = m->add_gone();
             gone->set_publisher(g.publisher);
             gone->set_event_space(g.event_space);
-            for (const auto& [first, last] : g.ranges) {
-              auto* r = gone->add_ranges();
-              r->set_first(first);
-              r->set_last(last);
-            }
+            rangesTo(g.ranges, gone->mutable_ranges());
           }
         } else if constexpr (std::is_same_v<T, tree::Leave>) {
           out->mutable_leave()->set_reason(body.reason);
