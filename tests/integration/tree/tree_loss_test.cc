@@ -74,11 +74,13 @@ bool hasLinkTo(const proto::TreeInfo& info, const std::string& address) {
                      [&](const proto::TreeLinkInfo& l) { return l.node().address() == address; });
 }
 
-BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscriber_as_missed) {
-  // A chain 0 - 1 - 2 whose root keeps 1 event for replay. The long link
-  // timeout leaves room to publish a burst while agent1 is frozen but not yet
-  // declared dead: the root sends the burst to agent1, where it is lost.
-  TreeCluster cluster({.agents = 3,
+// A chain 0 - 1 - ... - `agents`-1 whose root keeps 1 event for replay; the
+// subscriber at the end. The long link timeout leaves room to publish a burst
+// while agent1 is frozen but not yet declared dead: the root sends the burst
+// to agent1, where it is lost. agent2 re-attaches to the root, which has seen
+// the burst but keeps none of it.
+void checkLostTailIsReported(int agents) {
+  TreeCluster cluster({.agents = agents,
                        .seeds = 1,
                        .fan_out = 1,
                        .heartbeat_ms = 100,
@@ -86,10 +88,12 @@ BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscri
                        .extra_flags = {"--tree-retention-events", "1"}});
   const std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
-  BOOST_TEST_REQUIRE(cluster.infos()[2]->path_size() == 3, "agent2 is not at the end of the chain");
+  const int last = agents - 1;
+  BOOST_TEST_REQUIRE(cluster.infos()[last]->path_size() == agents,
+                     "the last agent is not at the end of the chain");
   const std::string root = cluster.agent(0).ipcEndpoint();
 
-  Recorder subscriber(cluster.agent(2).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub2");
+  Recorder subscriber(cluster.agent(last).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub");
   Recorder at_root(root, "event_space=FTB.TREETEST.*", "sub0");  // what the root has routed
   Recorder evicted(root, "event_space=FTB.EVICTTEST", "evict0");
   BOOST_TEST_REQUIRE(awaitRoutes({root}, "FTB.TREETEST.PUB", {&subscriber, &at_root}));
@@ -117,7 +121,7 @@ BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscri
   // The root routed all of it while agent1 was still its child: the tail
   // went to agent1 only (else the machine was too slow for the link timeout).
   const auto root_info = queryTree(cluster.agent(0).tcpEndpoint());
-  const auto end_info = queryTree(cluster.agent(2).tcpEndpoint());
+  const auto end_info = queryTree(cluster.agent(2).tcpEndpoint());  // agent1's child
   BOOST_TEST_REQUIRE(root_info.has_value());
   BOOST_TEST_REQUIRE(end_info.has_value());
   BOOST_TEST_REQUIRE(hasLinkTo(*root_info, cluster.agent(1).tcpEndpoint()),
@@ -125,9 +129,9 @@ BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscri
   BOOST_TEST_REQUIRE(end_info->path_size() == 3, "agent2 re-attached before the burst was routed");
   cluster.kill(1);
 
-  // agent2 re-attaches to the root, which has seen the tail but keeps none
-  // of it: it says so, and agent2 reports the tail as missed at once
-  // (without that no later event would ever reveal the gap).
+  // The root says the tail is gone (agent2 passes that on down the chain),
+  // and the subscriber's agent reports it as missed at once: without that
+  // no later event would ever reveal the gap.
   BOOST_TEST_REQUIRE(
       waitFor([&] { return streamed(subscriber).size() + subscriber.missed() >= kHead + kTail; }, 20s),
       "delivered " << streamed(subscriber).size() << " + missed " << subscriber.missed() << " of "
@@ -139,6 +143,14 @@ BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscri
   const bool duplicate = std::adjacent_find(seqs.begin(), seqs.end()) != seqs.end();
   BOOST_TEST(!duplicate, "a duplicate arrived");
   BOOST_TEST(seqs.back() == kHead);
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_stream_tail_beyond_the_retention_reaches_the_subscriber_as_missed) {
+  checkLostTailIsReported(3);
+}
+
+BOOST_AUTO_TEST_CASE(a_gone_notice_travels_on_to_the_subscriber_further_down) {
+  checkLostTailIsReported(4);
 }
 
 }  // namespace
