@@ -59,10 +59,9 @@ class TreeHost {
   // An event that arrived from another agent, once: match it to local subscribers.
   virtual void deliverLocal(const TreeEvent& event) = 0;
   virtual void topologyChanged(const TopologyChange& change) = 0;
-  // Events that never arrived although later ones from their publisher did
-  // (a repair whose replay came too late or from beyond the retention).
-  // `count` events of `event_space` from another agent never arrived (a gap
-  // that no replay filled in time): local subscribers must be told.
+  // `count` events of `event_space` from another agent will never arrive (a
+  // gap that no replay filled in time, or events the agents that saw them no
+  // longer retain: "gone", even the end of a stream): local subscribers must be told.
   virtual void eventsLost(const std::string& /*event_space*/, uint64_t /*count*/) {}
 };
 
