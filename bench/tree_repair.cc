@@ -80,6 +80,7 @@ Result<TreeRepairResult> runTreeRepair(const TreeRepairOptions& options) {
     }
   }
   std::sort(result.repair_ms.begin(), result.repair_ms.end());
+  std::sort(result.kill_to_whole_ms.begin(), result.kill_to_whole_ms.end());
   return result;
 }
 

@@ -92,8 +92,10 @@ struct TreeRepairOptions {
 };
 
 struct TreeRepairResult {
-  std::vector<double> repair_ms;  // as the orphans report it (FTB_AGENT_REATTACHED repair_ms=)
-  std::vector<double> kill_to_whole_ms;  // kill -> every orphan's report delivered at the root
+  // Both sorted. repair_ms as the orphans report it (FTB_AGENT_REATTACHED repair_ms=);
+  // kill_to_whole_ms from each kill to every orphan's report delivered at the root.
+  std::vector<double> repair_ms;
+  std::vector<double> kill_to_whole_ms;
   int orphans = 0;
 };
 
