@@ -65,12 +65,9 @@ int LocalTree::indexOf(const std::string& tree_address) const {
 }
 
 std::string LocalTree::checkOneTree() {
-  auto all = infos();
-  std::vector<cli::AgentAnswer> live;
-  for (int i = 0; i < size(); ++i) {
-    if (alive(i)) live.push_back({"agent" + std::to_string(i), all[i]});
-  }
-  return cli::oneTreeProblem(live, options_.fan_out);
+  std::vector<bool> alive;
+  for (int i = 0; i < size(); ++i) alive.push_back(this->alive(i));
+  return cli::oneTreeProblem(infos(), alive, options_.fan_out);
 }
 
 std::string LocalTree::waitForOneTree(std::chrono::milliseconds timeout) {
@@ -82,13 +79,7 @@ std::string LocalTree::waitForOneTree(std::chrono::milliseconds timeout) {
   return last;
 }
 
-int LocalTree::root() {
-  auto all = infos();
-  for (int i = 0; i < size(); ++i) {
-    if (all[i] && all[i]->state() == "root") return i;
-  }
-  return -1;
-}
+int LocalTree::root() { return cli::rootOf(infos()); }
 
 std::vector<int> LocalTree::depths() {
   auto all = infos();
@@ -99,20 +90,7 @@ std::vector<int> LocalTree::depths() {
   return out;
 }
 
-std::vector<int> LocalTree::interior() {
-  auto all = infos();
-  std::vector<int> out;
-  for (int i = 0; i < size(); ++i) {
-    if (!all[i] || all[i]->state() != "attached") continue;
-    for (const auto& l : all[i]->links()) {
-      if (!l.is_parent()) {
-        out.push_back(i);
-        break;
-      }
-    }
-  }
-  return out;
-}
+std::vector<int> LocalTree::interior() { return cli::interiorOf(infos()); }
 
 uint64_t LocalTree::repairs() {
   uint64_t sum = 0;

@@ -32,4 +32,34 @@ std::string oneTreeProblem(const std::vector<AgentAnswer>& live_agents, uint32_t
   return "";
 }
 
+std::string oneTreeProblem(const IndexedAnswers& answers, const std::vector<bool>& alive,
+                           uint32_t fan_out) {
+  std::vector<AgentAnswer> live;
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (alive[i]) live.push_back({"agent" + std::to_string(i), answers[i]});
+  }
+  return oneTreeProblem(live, fan_out);
+}
+
+int rootOf(const IndexedAnswers& answers) {
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i] && answers[i]->state() == "root") return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<int> interiorOf(const IndexedAnswers& answers) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (!answers[i] || answers[i]->state() != "attached") continue;
+    for (const auto& l : answers[i]->links()) {
+      if (!l.is_parent()) {
+        out.push_back(static_cast<int>(i));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace ftb::cli

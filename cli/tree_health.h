@@ -21,4 +21,14 @@ struct AgentAnswer {
 // more than `fan_out` children. Otherwise the first problem found, in words.
 std::string oneTreeProblem(const std::vector<AgentAnswer>& live_agents, uint32_t fan_out);
 
+// The same for agents numbered by index ("agent<i>"), where answers[i] is
+// agent i's answer and alive[i] says whether it should have answered.
+using IndexedAnswers = std::vector<std::optional<proto::TreeInfo>>;
+std::string oneTreeProblem(const IndexedAnswers& answers, const std::vector<bool>& alive,
+                           uint32_t fan_out);
+// Index of the agent that says it is the root; -1 when none does.
+int rootOf(const IndexedAnswers& answers);
+// Indices of attached agents with children (the root is not among them).
+std::vector<int> interiorOf(const IndexedAnswers& answers);
+
 }  // namespace ftb::cli

@@ -61,12 +61,7 @@ int TreeCluster::indexOf(const std::string& tree_address) const {
 }
 
 std::string TreeCluster::checkOneTree() {
-  auto all = infos();
-  std::vector<cli::AgentAnswer> live;
-  for (int i = 0; i < size(); ++i) {
-    if (alive_[i]) live.push_back({"agent" + std::to_string(i), all[i]});
-  }
-  return cli::oneTreeProblem(live, options_.fan_out);
+  return cli::oneTreeProblem(infos(), alive_, options_.fan_out);
 }
 
 std::string TreeCluster::waitForOneTree(std::chrono::milliseconds timeout) {
@@ -75,27 +70,8 @@ std::string TreeCluster::waitForOneTree(std::chrono::milliseconds timeout) {
   return last;
 }
 
-int TreeCluster::root() {
-  auto all = infos();
-  for (int i = 0; i < size(); ++i) {
-    if (all[i] && all[i]->state() == "root") return i;
-  }
-  return -1;
-}
+int TreeCluster::root() { return cli::rootOf(infos()); }
 
-std::vector<int> TreeCluster::interior() {
-  std::vector<int> out;
-  auto all = infos();
-  for (int i = 0; i < size(); ++i) {
-    if (!all[i] || all[i]->state() != "attached") continue;
-    for (const auto& l : all[i]->links()) {
-      if (!l.is_parent()) {
-        out.push_back(i);
-        break;
-      }
-    }
-  }
-  return out;
-}
+std::vector<int> TreeCluster::interior() { return cli::interiorOf(infos()); }
 
 }  // namespace ftb::testing
