@@ -68,7 +68,7 @@ for h in libftb.h ftb_def.h ftb_client_lib_defs.h; do
 done
 # The C++ SDK: headers keep their "client/..." include paths under include/ftb.
 install -m 0644 "$(built client/libftb-cpp.a)" "$root/lib/"
-for h in client.h event.h status.h; do
+for h in client.h event.h payload_fields.h status.h; do
   install -m 0644 "$(source_file "client/$h")" "$root/include/ftb/client/"
 done
 for pc in client/ftb05/ftb client/ftb-cpp; do

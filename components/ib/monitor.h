@@ -21,7 +21,7 @@
 #include <string>
 
 #include "components/ib/event_sink.h"
-#include "components/ib/payload.h"
+#include "client/payload_fields.h"
 #include "components/ib/port_predictor.h"
 #include "components/ib/sysfs_tree.h"
 #include "components/ib/verbs_devices.h"

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "client/payload_fields.h"
+
 namespace ftb::launcher {
 
 namespace {
@@ -80,9 +82,7 @@ std::optional<Event> JobChannel::next(std::chrono::milliseconds timeout) {
 
 Status JobChannel::publishOn(Client& client, const std::string& name, const std::string& text,
                              const Tags& tags) {
-  std::string payload = text;
-  for (const auto& [k, v] : tags) payload += " " + k + "=" + v;
-  auto id = client.publish(name, payload, tags);
+  auto id = client.publish(name, formatTagsPayload(text, tags), tags);
   if (!id.ok()) {
     spdlog::error("publishing {} failed: {}", name, id.status().toString());
     return id.status();

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "client/payload_fields.h"
+
 namespace ftb::mpi_bridge {
 namespace {
 
@@ -19,12 +21,6 @@ const std::vector<EventDeclaration> kDeclarations = {
 };
 
 }  // namespace
-
-std::string payloadOf(std::string_view text, const Tags& tags) {
-  std::string out(text);
-  for (const auto& [k, v] : tags) out += " " + k + "=" + v;
-  return out;
-}
 
 Result<Request> parseRequest(const Event& event) {
   Request r;
@@ -108,7 +104,7 @@ void Bridge::onNotification(const Notification& n) {
     Tags tags = {{"corr", n.event.tags.count("corr") ? n.event.tags.at("corr") : ""},
                  {"rank", std::to_string(rank_)},
                  {"reason", request.status().message()}};
-    if (client_) (void)client_->respond(n.event, "FTB_CHECKPOINT_FAILED", payloadOf("bad request", tags), tags);
+    if (client_) (void)client_->respond(n.event, "FTB_CHECKPOINT_FAILED", formatTagsPayload("bad request", tags), tags);
     return;
   }
   std::lock_guard lock(mu_);
@@ -124,12 +120,12 @@ std::vector<Request> Bridge::take() {
 
 void Bridge::respond(const Request& request, std::string_view event_name, const Tags& tags, std::string_view text) {
   if (!client_) return;
-  if (!client_->respond(request.event, event_name, payloadOf(text, tags), tags)) ++failures_;
+  if (!client_->respond(request.event, event_name, formatTagsPayload(text, tags), tags)) ++failures_;
 }
 
 void Bridge::publish(std::string_view event_name, const Tags& tags, std::string_view text) {
   if (!client_) return;
-  if (!client_->publish(event_name, payloadOf(text, tags), tags)) ++failures_;
+  if (!client_->publish(event_name, formatTagsPayload(text, tags), tags)) ++failures_;
 }
 
 }  // namespace ftb::mpi_bridge

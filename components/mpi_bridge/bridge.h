@@ -63,9 +63,6 @@ class Bridge {
   std::string node_;
 };
 
-// "text k1=v1 k2=v2" (the payload convention of RECOVERY_EVENTS.md).
-std::string payloadOf(std::string_view text, const Tags& tags);
-
 // Parses a launcher request; kInvalidArgument names the bad tag, kNotFound for
 // events that are not requests to us (FTB_JOB_STATE, FTB_DECISION, ...).
 Result<Request> parseRequest(const Event& event);

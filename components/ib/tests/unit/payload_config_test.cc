@@ -5,11 +5,13 @@
 #include <CLI/CLI.hpp>
 
 #include "components/ib/config.h"
-#include "components/ib/payload.h"
+#include "client/payload_fields.h"
 #include "tests/support/agent_process.h"
 
 using namespace ftb::ib;
 using ftb::Result;
+using ftb::formatPayload;
+using ftb::kMaxPayloadBytes;
 
 BOOST_AUTO_TEST_CASE(original_text_first_then_quoted_fields) {
   BOOST_TEST(formatPayload("NUM_ADAPTERS:2", {{"num_adapters", "2"}, {"hcas", "mlx5_0,mlx5_1"}}) ==

@@ -51,7 +51,7 @@ struct Fixture {
     while (next <= until) next = watcher->step(next);
   }
   std::string field(std::size_t i, const std::string& key) {
-    auto p = parsePayload(sink.events.at(i).payload);
+    auto p = ftb::parsePayload(sink.events.at(i).payload);
     BOOST_REQUIRE(p.ok());
     return p->fields.count(key) ? p->fields.at(key) : "";
   }

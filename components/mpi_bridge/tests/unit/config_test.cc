@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "client/payload_fields.h"
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/config.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
@@ -94,5 +95,6 @@ BOOST_AUTO_TEST_CASE(young_interval) {
 }
 
 BOOST_AUTO_TEST_CASE(payload_repeats_the_tags) {
-  BOOST_CHECK_EQUAL(payloadOf("done", {{"corr", "C1"}, {"rank", "3"}}), "done corr=C1 rank=3");
+  BOOST_CHECK_EQUAL(ftb::formatTagsPayload("done", ftb::Tags{{"corr", "C1"}, {"rank", "3"}}),
+                    "done corr=C1 rank=3");
 }
