@@ -74,4 +74,20 @@ Result<ParsedPayload> parsePayload(std::string_view p) {
   return parsed;
 }
 
+std::string payloadField(std::string_view payload, std::string_view key) {
+  const std::string marker = " " + std::string(key) + "=";
+  const std::size_t at = payload.find(marker);
+  if (at == std::string_view::npos) return "";
+  std::size_t i = at + marker.size();
+  if (i >= payload.size() || payload[i] != '"') {
+    return std::string(payload.substr(i, payload.find(' ', i) - i));
+  }
+  std::string value;
+  for (++i; i < payload.size() && payload[i] != '"'; ++i) {
+    if (payload[i] == '\\' && i + 1 < payload.size()) ++i;
+    value += payload[i];
+  }
+  return value;
+}
+
 }  // namespace ftb

@@ -41,4 +41,8 @@ struct ParsedPayload {
 // kInvalidArgument names the bad token.
 Result<ParsedPayload> parsePayload(std::string_view payload);
 
+// The value of field `key` (unquoted, unescaped) whatever the head holds;
+// "" when the payload has no such field.
+std::string payloadField(std::string_view payload, std::string_view key);
+
 }  // namespace ftb

@@ -15,12 +15,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "components/ipmi/testing/spawn.h"
+#include "tests/support/spawn.h"
 
 namespace ftb::ipmi::testing {
 namespace {
 
+using ftb::testing::freePort;
 using ftb::testing::runfile;
+using ftb::testing::spawn;
 using ftb::testing::waitFor;
 
 std::string readFile(const std::string& path) {
@@ -61,38 +63,8 @@ std::string sdrCommands(const std::string& raw) {
   return out;
 }
 
-int bindTo(int type, int port) {
-  const int fd = ::socket(AF_INET, type, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    if (fd >= 0) ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 }  // namespace
 
-int freePort() {
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const int udp = bindTo(SOCK_DGRAM, 0);
-    if (udp < 0) continue;
-    sockaddr_in a{};
-    socklen_t len = sizeof a;
-    ::getsockname(udp, reinterpret_cast<sockaddr*>(&a), &len);
-    const int port = ntohs(a.sin_port);
-    const int tcp = bindTo(SOCK_STREAM, port);
-    ::close(udp);
-    if (tcp >= 0) {
-      ::close(tcp);
-      return port;
-    }
-  }
-  throw std::runtime_error("no free loopback port");
-}
 
 IpmiSimProcess::IpmiSimProcess(int lan_port) : lan_port_(lan_port == 0 ? freePort() : lan_port) {
   std::filesystem::create_directory(dir_.path() + "/state");

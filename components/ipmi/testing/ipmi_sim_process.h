@@ -25,8 +25,6 @@
 
 namespace ftb::ipmi::testing {
 
-// A loopback port free for both UDP and TCP now.
-int freePort();
 
 class IpmiSimProcess {
  public:

@@ -1,7 +1,7 @@
 // Test support: the real ftb-ipmi binary as a child process, its output in a
 // log file, and an SDK subscriber that records what it publishes.
 //
-//   EventCollector events(agent.ipcEndpoint());           // subscribe first
+//   EventCollector events(agent.ipcEndpoint(), "event_space=FTB.IPMI.*");  // first
 //   MonitorProcess monitor({"--bmc=n1=" + bmc.address(), ...});
 //   auto e = events.waitFor(named("FTB_IPMI_FANFAIL", "n1"), 2s);
 #pragma once
@@ -18,8 +18,13 @@
 
 #include "client/client.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/event_collector.h"
 
 namespace ftb::ipmi::testing {
+
+using ftb::testing::EventCollector;
+using ftb::testing::EventPredicate;
+using ftb::testing::field;
 
 class MonitorProcess {
  public:
@@ -40,36 +45,7 @@ class MonitorProcess {
   std::optional<int> exit_status_;
 };
 
-using EventPredicate = std::function<bool(const Event&)>;
-
 // Matches event `name` whose payload starts with `node` and, when given, names `sensor`.
 EventPredicate named(std::string name, std::string node, std::string sensor = "");
-
-// A payload field ("" when absent or when the payload does not parse).
-std::string field(const Event& event, const std::string& key);
-
-class EventCollector {
- public:
-  explicit EventCollector(const std::string& agent_endpoint,
-                          const std::string& filter = "event_space=FTB.IPMI.*");
-
-  // First event at index >= `from` matching `predicate`, waiting up to `timeout`.
-  std::optional<Event> waitFor(const EventPredicate& predicate, std::chrono::milliseconds timeout,
-                               std::size_t from = 0);
-  // Index of the first event matching, as waitFor; for "what came after it".
-  std::optional<std::size_t> waitForIndex(const EventPredicate& predicate,
-                                          std::chrono::milliseconds timeout, std::size_t from = 0);
-  // Everything received so far (after collecting what is queued).
-  std::vector<Event> events();
-  std::size_t count(const EventPredicate& predicate, std::size_t from = 0);
-  std::size_t size() { return events().size(); }
-
- private:
-  void drain(std::chrono::milliseconds wait);
-
-  std::unique_ptr<Client> client_;
-  SubscriptionId subscription_ = 0;
-  std::vector<Event> events_;
-};
 
 }  // namespace ftb::ipmi::testing

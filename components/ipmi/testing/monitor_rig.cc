@@ -7,7 +7,7 @@
 
 namespace ftb::ipmi::testing {
 
-MonitorRig::MonitorRig() : events(agent.ipcEndpoint()), credentials_(dir.path() + "/credentials") {
+MonitorRig::MonitorRig() : events(agent.ipcEndpoint(), "event_space=FTB.IPMI.*"), credentials_(dir.path() + "/credentials") {
   writeCredentials();
 }
 

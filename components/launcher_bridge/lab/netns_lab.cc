@@ -17,7 +17,7 @@
 #include <stdexcept>
 
 #include "client/client.h"
-#include "components/ipmi/testing/spawn.h"
+#include "tests/support/spawn.h"
 
 namespace ftb::launcher::lab {
 
@@ -74,7 +74,7 @@ std::vector<std::string> resolved(std::vector<std::string> argv) {
 
 int run(const std::vector<std::string>& argv, std::string* out) {
   const std::string log = out != nullptr ? std::string("/tmp/ftb-lab-run.") + std::to_string(getpid()) : "/dev/null";
-  pid_t pid = ftb::ipmi::testing::spawn(resolved(argv), log);
+  pid_t pid = ftb::testing::spawn(resolved(argv), log);
   int status = 0;
   waitpid(pid, &status, 0);
   if (out != nullptr) {
@@ -184,7 +184,7 @@ std::vector<std::string> NetnsLab::inNode(const std::string& node, std::vector<s
 }
 
 pid_t NetnsLab::spawn(const std::vector<std::string>& argv, const std::string& log) {
-  pid_t pid = ftb::ipmi::testing::spawn(resolved(argv), log);
+  pid_t pid = ftb::testing::spawn(resolved(argv), log);
   children_.push_back(pid);
   return pid;
 }

@@ -51,6 +51,15 @@ BOOST_AUTO_TEST_CASE(malformed_payloads_are_rejected_with_the_reason) {
   BOOST_CHECK(bare->fields.empty());
 }
 
+BOOST_AUTO_TEST_CASE(one_field_is_found_whatever_the_head_holds) {
+  const std::string p = formatPayload("HCA:mlx5_0 PORT:1 STATE:PORT_DOWN",
+                                      {{"state", "PORT_DOWN"}, {"reasons", "width 1X < \"4X\""}});
+  BOOST_CHECK_EQUAL(ftb::payloadField(p, "state"), "PORT_DOWN");
+  BOOST_CHECK_EQUAL(ftb::payloadField(p, "reasons"), "width 1X < \"4X\"");
+  BOOST_CHECK_EQUAL(ftb::payloadField(p, "PORT"), "");
+  BOOST_CHECK_EQUAL(ftb::payloadField(p, "missing"), "");
+}
+
 BOOST_AUTO_TEST_CASE(tags_are_fields_in_key_order) {
   BOOST_CHECK_EQUAL(ftb::formatTagsPayload("done", ftb::Tags{{"rank", "3"}, {"corr", "C 1"}}),
                     "done corr=\"C 1\" rank=3");

@@ -7,10 +7,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "components/ib/testing/fake_sysfs.h"
-#include "components/ipmi/testing/ipmi_sim_process.h"
-#include "components/ipmi/testing/spawn.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/prometheus_text.h"
+#include "tests/support/spawn.h"
 
 using namespace std::chrono_literals;
 using ftb::testing::MetricsText;
@@ -22,8 +21,8 @@ BOOST_AUTO_TEST_CASE(sweeps_and_devices_are_exported) {
   sys.addDevice("mlx5_0", 2);
   sys.addDevice("mlx5_1", 1);
   ftb::testing::TempDir dir;
-  const std::string address = "127.0.0.1:" + std::to_string(ftb::ipmi::testing::freePort());
-  const pid_t pid = ftb::ipmi::testing::spawn(
+  const std::string address = "127.0.0.1:" + std::to_string(ftb::testing::freePort());
+  const pid_t pid = ftb::testing::spawn(
       {runfile("components/ib/ftb-ib"), "--backend=sysfs", "--sysfs-root=" + sys.root(),
        "--agent-endpoint=" + agent.ipcEndpoint(), "--interval-ms=100", "--metrics-listen=" + address},
       dir.path() + "/ftb-ib.log");

@@ -21,14 +21,15 @@
 
 #include "components/ib/port_attrs.h"
 #include "components/ib/testing/fake_sysfs.h"
-#include "components/ipmi/testing/monitor_process.h"
-#include "components/ipmi/testing/spawn.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/event_collector.h"
+#include "tests/support/spawn.h"
 
 using namespace std::chrono_literals;
 using ftb::Event;
 using ftb::ib::testing::FakeSysfs;
-using ftb::ipmi::testing::EventCollector;
+using ftb::testing::EventCollector;
+using ftb::testing::field;
 using ftb::testing::AgentProcess;
 using ftb::testing::runfile;
 using ftb::testing::TempDir;
@@ -41,7 +42,7 @@ constexpr const char* kNodeExporter = "/usr/bin/prometheus-node-exporter";
 class Child {
  public:
   explicit Child(std::vector<std::string> args)
-      : pid_(ftb::ipmi::testing::spawn(std::move(args), dir_.path() + "/out.log")) {}
+      : pid_(ftb::testing::spawn(std::move(args), dir_.path() + "/out.log")) {}
   ~Child() { stop(); }
   // SIGTERM and the exit status (128 + signal when killed).
   int stop() {
@@ -123,16 +124,6 @@ class NodeExporter {
   int port_;
   Child child_;
 };
-
-// key=value from the payload's machine-readable part ("" when absent).
-std::string field(const Event& e, const std::string& key) {
-  const std::string k = " " + key + "=";
-  const auto at = e.payload.find(k);
-  if (at == std::string::npos) return "";
-  const auto start = at + k.size();
-  if (e.payload[start] == '"') return e.payload.substr(start + 1, e.payload.find('"', start + 1) - start - 1);
-  return e.payload.substr(start, e.payload.find(' ', start) - start);
-}
 
 auto about(std::string name, std::string hca, std::string port = "") {
   return [=](const Event& e) {

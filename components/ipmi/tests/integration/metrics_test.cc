@@ -6,9 +6,10 @@
 #include "components/ipmi/testing/ipmi_sim_process.h"
 #include "components/ipmi/testing/monitor_rig.h"
 #include "tests/support/prometheus_text.h"
+#include "tests/support/spawn.h"
 
 using namespace std::chrono_literals;
-using ftb::ipmi::testing::freePort;
+using ftb::testing::freePort;
 using ftb::ipmi::testing::IpmiSimProcess;
 using ftb::ipmi::testing::MonitorRig;
 using ftb::ipmi::testing::named;

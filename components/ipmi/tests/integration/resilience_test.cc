@@ -9,11 +9,12 @@
 
 #include "components/ipmi/testing/ipmi_sim_process.h"
 #include "components/ipmi/testing/monitor_rig.h"
+#include "tests/support/spawn.h"
 
 using namespace std::chrono_literals;
 using ftb::Severity;
 using ftb::ipmi::testing::field;
-using ftb::ipmi::testing::freePort;
+using ftb::testing::freePort;
 using ftb::ipmi::testing::IpmiSimProcess;
 using ftb::ipmi::testing::kTestInterval;
 using ftb::ipmi::testing::MonitorProcess;

@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "components/ipmi/testing/monitor_process.h"
-#include "components/ipmi/testing/spawn.h"
 #include "components/launcher_bridge/lab/netns_lab.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/event_collector.h"
+#include "tests/support/spawn.h"
 #include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
@@ -31,13 +31,13 @@ std::string tag(const Event& e, const std::string& key) {
 BOOST_AUTO_TEST_CASE(a_dry_run_only_publishes_its_decisions) {
   ftb::testing::AgentProcess agent;
   ftb::testing::TempDir dir;
-  ftb::ipmi::testing::EventCollector story(agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
+  ftb::testing::EventCollector story(agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
   setenv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint().c_str(), 1);
   setenv("OMPI_MCA_pml", "ob1", 1);  // ../shared/notes/slurm-lab.md G6
   setenv("OMPI_MCA_mtl", "^ofi", 1);
   setenv("OMPI_MCA_btl", "self,vader", 1);
   const std::string log = dir.path() + "/ftb-run.log";
-  pid_t pid = ftb::ipmi::testing::spawn(
+  pid_t pid = ftb::testing::spawn(
       {runfile("components/launcher_bridge/ftb-run"), "--job", "DRY", "--dry-run", "--nodes", "localhost",
        "--spares", "127.0.0.1", "--ranks-per-node", "2", "--", runfile("components/mpi_bridge/examples/stencil"),
        "--iterations", "150", "--iteration-ms", "20"},

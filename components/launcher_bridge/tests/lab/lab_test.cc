@@ -28,7 +28,7 @@
 
 using namespace std::chrono_literals;
 using ftb::Event;
-using ftb::ipmi::testing::EventCollector;
+using ftb::testing::EventCollector;
 using ftb::ipmi::testing::IpmiSimProcess;
 using ftb::ipmi::testing::MonitorProcess;
 using ftb::ipmi::testing::MonitorRig;
