@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "bench/local_tree.h"
+#include "client/payload_fields.h"
 #include "bench/tree_clients.h"
 #include "bench/tree_scenarios.h"
 
@@ -15,8 +16,7 @@ using namespace std::chrono_literals;
 std::vector<double> repairTimesMs(const std::vector<std::string>& payloads) {
   std::vector<double> ms;
   for (const auto& p : payloads) {
-    const auto at = p.find("repair_ms=");
-    if (at != std::string::npos) ms.push_back(std::stod(p.substr(at + 10)));
+    if (const std::string v = payloadField(p, "repair_ms"); !v.empty()) ms.push_back(std::stod(v));
   }
   return ms;
 }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "client/payload_fields.h"
 #include "tests/support/agent_process.h"
-
 #include "tests/support/test_clients.h"
 
 namespace ftb::testing {
@@ -63,8 +63,7 @@ std::string Recorder::check(const std::map<std::string, uint64_t>& expected) con
 std::vector<double> repairTimesMs(const Recorder& watcher) {
   std::vector<double> ms;
   for (const auto& p : watcher.payloads()) {
-    auto at = p.find("repair_ms=");
-    if (at != std::string::npos) ms.push_back(std::stod(p.substr(at + 10)));
+    if (const std::string v = payloadField(p, "repair_ms"); !v.empty()) ms.push_back(std::stod(v));
   }
   std::sort(ms.begin(), ms.end());
   return ms;
