@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <set>
 
 #include "components/mpi_bridge/checksum.h"
+#include "components/mpi_bridge/group_rebuild.h"
 #include "components/mpi_bridge/placement.h"
 
 namespace ftb::mpi_bridge {
@@ -13,9 +13,6 @@ namespace {
 
 constexpr int kTagRebuild = 11;
 
-// Fixed part of what a survivor sends a member it rebuilds:
-// seg, k, m, blob bytes and crc of the lost member, parity count, then codewords.
-constexpr int kSummaryWords = 6;
 
 std::vector<int64_t> gatherIds(const std::vector<int64_t>& mine, MPI_Comm comm, int size) {
   std::vector<int64_t> all(mine.size() * size);
@@ -182,8 +179,7 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
   for (int p = 0; p < g; ++p) {
     if (!plan.present[members[p]]) lost.push_back(p);
   }
-  std::vector<uint8_t> rebuilt;  // my blob, if I am lost
-  uint32_t expected_crc = 0;
+  std::optional<RebuiltBlob> rebuilt;  // my blob, if I am lost
   Status status;
 
   if (plan.level == Level::kL2) {
@@ -200,73 +196,27 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
       } else if (pos == j) {
         uint64_t head[2];
         MPI_Recv(head, 2, MPI_UINT64_T, succ, kTagRebuild, comm, MPI_STATUS_IGNORE);
-        rebuilt.resize(head[0]);
-        expected_crc = static_cast<uint32_t>(head[1]);
-        if (head[0] > 0) recvBytes(rebuilt.data(), head[0], succ, kTagRebuild, comm);
+        rebuilt.emplace();
+        rebuilt->data.reserve(head[0]);
+        rebuilt->bytes = head[0];
+        rebuilt->crc = static_cast<uint32_t>(head[1]);
+        if (head[0] > 0) recvBytes(rebuilt->data.data(), head[0], succ, kTagRebuild, comm);
         result.source = Level::kL2;
         result.rebuilt = "partner";
       }
     }
   } else if (plan.level == Level::kL3 || plan.level == Level::kL4) {
-    const GroupCode code = groupCode(plan.level, g, plan.rs_m);
-    for (int j : lost) {
-      if (mine) {  // a survivor: summary, own symbols, parity symbols
-        const auto& meta = mine->meta;
-        std::vector<uint64_t> head(kSummaryWords + code.m);
-        head[0] = meta.seg_bytes;
-        head[1] = meta.k;
-        head[2] = meta.m;
-        head[3] = meta.blob_bytes[j];
-        head[4] = meta.blob_crc[j];
-        head[5] = meta.sections.size() - 1;
-        for (std::size_t i = 1; i < meta.sections.size(); ++i) head[kSummaryWords + i - 1] = meta.sections[i].index;
-        MPI_Send(head.data(), static_cast<int>(head.size()), MPI_UINT64_T, j, kTagRebuild, comm);
-        sendBytes(mine->file.data() + meta.sections[0].offset, meta.seg_bytes * meta.k, j, kTagRebuild, comm);
-        for (std::size_t i = 1; i < meta.sections.size(); ++i) {
-          sendBytes(mine->file.data() + meta.sections[i].offset, meta.seg_bytes, j, kTagRebuild, comm);
-        }
-      } else if (pos == j) {  // receive every survivor's symbols, then decode my k segments
-        uint64_t seg = 0;
-        std::vector<std::vector<uint8_t>> own(g);
-        std::vector<std::map<int, std::vector<uint8_t>>> parity(g);  // member -> codeword -> symbol
-        for (int p = 0; p < g; ++p) {
-          if (!plan.present[members[p]]) continue;
-          std::vector<uint64_t> head(kSummaryWords + code.m);
-          MPI_Recv(head.data(), static_cast<int>(head.size()), MPI_UINT64_T, p, kTagRebuild, comm, MPI_STATUS_IGNORE);
-          seg = head[0];
-          if (static_cast<int>(head[1]) != code.k || static_cast<int>(head[2]) != code.m) {
-            status = internalError("group member " + std::to_string(members[p]) + " used a different code");
-          }
-          rebuilt.resize(head[3]);
-          expected_crc = static_cast<uint32_t>(head[4]);
-          own[p].resize(seg * code.k);
-          recvBytes(own[p].data(), own[p].size(), p, kTagRebuild, comm);
-          for (uint64_t i = 0; i < head[5]; ++i) {
-            auto& sym = parity[p][static_cast<int>(head[kSummaryWords + i])];
-            sym.resize(seg);
-            recvBytes(sym.data(), seg, p, kTagRebuild, comm);
-          }
-        }
-        ErasureCodec& codec = plan.level == Level::kL3 ? static_cast<ErasureCodec&>(xor_) : rs_;
-        std::vector<uint8_t> mine_padded(seg * code.k);
-        for (int t = 0; t < code.k && status.ok(); ++t) {
-          const int c = (j - t + g) % g;  // the codeword my segment t belongs to
-          std::vector<const uint8_t*> symbols(g, nullptr);
-          for (int u = 0; u < g; ++u) {
-            const int holder = (c + u) % g;
-            if (u < code.k) {
-              if (!own[holder].empty()) symbols[u] = own[holder].data() + u * seg;
-            } else {
-              auto it = parity[holder].find(c);
-              if (it != parity[holder].end()) symbols[u] = it->second.data();
-            }
-          }
-          status = codec.rebuild(code.k, code.m, seg, symbols.data(), t, mine_padded.data() + t * seg);
-        }
-        if (status.ok()) std::copy_n(mine_padded.begin(), rebuilt.size(), rebuilt.begin());
-        result.source = plan.level;
-        result.rebuilt = plan.level == Level::kL3 ? "xor" : "rs";
-      }
+    std::vector<bool> present(g);
+    for (int p = 0; p < g; ++p) present[p] = plan.present[members[p]];
+    ErasureCodec& codec = plan.level == Level::kL3 ? static_cast<ErasureCodec&>(xor_) : rs_;
+    auto blob = rebuildLostMembers(mine ? mine->file.data() : nullptr, mine ? &mine->meta : nullptr, present,
+                                   groupCode(plan.level, g, plan.rs_m), codec, comm);
+    if (!blob) {
+      status = blob.status();
+    } else if (*blob) {
+      rebuilt = std::move(**blob);
+      result.source = plan.level;
+      result.rebuilt = plan.level == Level::kL3 ? "xor" : "rs";
     }
   }
   if (!status.ok()) return status;
@@ -276,14 +226,16 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
     if (auto s = readBlob(mine->file.data() + own.offset, own.length, buffers); !s.ok()) return s;
     return result;
   }
-  if (rebuilt.empty()) return internalError("no data for rank " + std::to_string(job_.rank) + " in its group");
-  const uint32_t crc = crc32c(rebuilt.data(), rebuilt.size());
-  if (crc != expected_crc) {
+  if (!rebuilt || rebuilt->bytes == 0) {
+    return internalError("no data for rank " + std::to_string(job_.rank) + " in its group");
+  }
+  const uint32_t crc = crc32c(rebuilt->data.data(), rebuilt->bytes);
+  if (crc != rebuilt->crc) {
     return internalError("rank " + std::to_string(job_.rank) + ": the blob rebuilt from " + result.rebuilt +
-                         " fails its checksum (expected " + std::to_string(expected_crc) + ", got " +
+                         " fails its checksum (expected " + std::to_string(rebuilt->crc) + ", got " +
                          std::to_string(crc) + ")");
   }
-  if (auto s = readBlob(rebuilt.data(), rebuilt.size(), buffers); !s.ok()) return s;
+  if (auto s = readBlob(rebuilt->data.data(), rebuilt->bytes, buffers); !s.ok()) return s;
   return result;
 }
 

@@ -1,35 +1,15 @@
 #include "components/mpi_bridge/ckpt_writer.h"
 
 #include <atomic>
-#include <future>
-#include <cstdlib>
-#include <memory>
 #include <cstring>
+#include <future>
 
 #include "components/mpi_bridge/checksum.h"
 
 namespace ftb::mpi_bridge {
 namespace {
 
-constexpr std::size_t kChunk = 1 << 20;  // encoding pipeline stage
-
-// Receive buffers 64-byte aligned, so the codecs take their vector paths.
-class AlignedBuffer {
- public:
-  void reserve(std::size_t bytes) {
-    if (bytes <= size_) return;
-    data_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, alignUp(bytes, 64))));
-    size_ = bytes;
-  }
-  uint8_t* data() { return data_.get(); }
-
- private:
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t, Free> data_;
-  std::size_t size_ = 0;
-};
+constexpr std::size_t kChunk = kPipelineChunk;
 
 Status mpiStatus(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return {};
@@ -117,7 +97,9 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   // Blob sizes of the group decide the symbol size.
   uint64_t my_bytes = blobBytes(buffers);
   meta.blob_bytes.resize(g);
-  MPI_Allgather(&my_bytes, 1, MPI_UINT64_T, meta.blob_bytes.data(), 1, MPI_UINT64_T, job_.group_comm);
+  std::vector<MPI_Request> gather(1);
+  MPI_Iallgather(&my_bytes, 1, MPI_UINT64_T, meta.blob_bytes.data(), 1, MPI_UINT64_T, job_.group_comm, gather.data());
+  waitAll(gather);
   uint64_t max_bytes = 0;
   for (auto b : meta.blob_bytes) max_bytes = std::max(max_bytes, b);
   std::size_t own_area = my_bytes;
@@ -179,7 +161,8 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   own.crc = writeBlob(buffers, file + own.offset);
   std::memset(file + own.offset + my_bytes, 0, own_area - my_bytes);
   meta.blob_crc.resize(g);
-  MPI_Allgather(&own.crc, 1, MPI_UINT32_T, meta.blob_crc.data(), 1, MPI_UINT32_T, job_.group_comm);
+  MPI_Iallgather(&own.crc, 1, MPI_UINT32_T, meta.blob_crc.data(), 1, MPI_UINT32_T, job_.group_comm, gather.data());
+  waitAll(gather);
 
   p.report.bytes = my_bytes;
   p.report.stored = my_bytes;
@@ -204,13 +187,13 @@ Status CheckpointWriter::complete(PendingWrite& p, MPI_Comm comm) {
   if (partner) {  // L2: my blob goes to my successor, my predecessor's comes to me
     Section& copy = meta.sections[1];
     const int succ = (pos + 1) % g;
-    MPI_Request req;
     int rc = MPI_SUCCESS;
     // 1 GiB pieces are plenty for checkpoints here; larger blobs go through sendBytes.
     if (my_bytes < (1u << 30) && copy.length < (1u << 30)) {
-      MPI_Irecv(file + copy.offset, static_cast<int>(copy.length), MPI_BYTE, pred, 7, comm, &req);
-      rc = MPI_Send(file + own.offset, static_cast<int>(my_bytes), MPI_BYTE, succ, 7, comm);
-      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      std::vector<MPI_Request> reqs(2);
+      MPI_Irecv(file + copy.offset, static_cast<int>(copy.length), MPI_BYTE, pred, 7, comm, &reqs[0]);
+      MPI_Isend(file + own.offset, static_cast<int>(my_bytes), MPI_BYTE, succ, 7, comm, &reqs[1]);
+      rc = waitAll(reqs);
     } else if (pos % 2 == 0) {
       rc = sendBytes(file + own.offset, my_bytes, succ, 7, comm);
       if (!rc) rc = recvBytes(file + copy.offset, copy.length, pred, 7, comm);
@@ -248,7 +231,7 @@ Status CheckpointWriter::complete(PendingWrite& p, MPI_Comm comm) {
 // parity symbol t (t >= k) on member (c + t) % g: every member stores k data
 // segments and m parity symbols, and the g symbols of a codeword sit on g
 // distinct members (distinct nodes). Chunks are pipelined: the transfers of
-// chunk i+1 run while chunk i is encoded.
+// the next chunks run while one is encoded.
 Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g, MPI_Comm comm) {
   const int k = meta.k, m = meta.m;
   const std::size_t seg = meta.seg_bytes;
@@ -258,57 +241,60 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
   std::vector<int> mine;
   for (std::size_t i = 1; i < meta.sections.size(); ++i) mine.push_back(meta.sections[i].index);
   const std::size_t chunks = (seg + kChunk - 1) / kChunk;
-  AlignedBuffer recv[2];
-  std::vector<MPI_Request> reqs[2];
-
-  auto post = [&](std::size_t ci) {
-    auto& buf = recv[ci % 2];
-    auto& rq = reqs[ci % 2];
+  const std::size_t stage_bytes = static_cast<std::size_t>(m) * k * kChunk;
+  recv_.reserve(kStages * stage_bytes);
+  std::vector<MPI_Request> recv_reqs[kStages];
+  std::vector<MPI_Request> send_reqs;
+  std::vector<uint32_t> parity_crc(m, 0);
+  // One tag per codeword: MPI keeps the order of messages with the same
+  // source and tag, so chunk ci of a segment matches receive ci.
+  auto postReceives = [&](std::size_t ci) {
+    auto& rq = recv_reqs[ci % kStages];
     const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
-    buf.reserve(static_cast<std::size_t>(m) * k * kChunk);
     rq.clear();
-    for (int p = 0; p < m; ++p) {  // receive the k data chunks of each codeword I hold parity of
+    for (int p = 0; p < m; ++p) {  // the k data chunks of each codeword I hold parity of
       int c = mine[p];
       for (int t = 0; t < k; ++t) {
-        int from = (c + t) % g;
-        uint8_t* dst = buf.data() + (static_cast<std::size_t>(p) * k + t) * kChunk;
+        uint8_t* dst = recv_.data() + (ci % kStages) * stage_bytes + (static_cast<std::size_t>(p) * k + t) * kChunk;
         rq.emplace_back();
-        MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, from, c * 2 + static_cast<int>(ci % 2), comm,
-                  &rq.back());
+        MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, (c + t) % g, c, comm, &rq.back());
       }
     }
-    for (int t = 0; t < k; ++t) {  // send my segment t to the parity holders of codeword pos - t
-      int c = (pos - t + g) % g;
-      for (int u = k; u < g; ++u) {
-        int to = (c + u) % g;
-        rq.emplace_back();
-        MPI_Isend(own + t * seg + off, static_cast<int>(len), MPI_BYTE, to, c * 2 + static_cast<int>(ci % 2),
-                  comm, &rq.back());
+  };
+  std::size_t sent = 0;  // chunks whose sends are posted
+  auto postSendsUpTo = [&](std::size_t end) {
+    for (; sent < std::min(end, chunks); ++sent) {
+      const std::size_t off = sent * kChunk, len = std::min(kChunk, seg - off);
+      for (int t = 0; t < k; ++t) {  // my segment t goes to the parity holders of codeword pos - t
+        int c = (pos - t + g) % g;
+        for (int u = k; u < g; ++u) {
+          send_reqs.emplace_back();
+          MPI_Isend(own + t * seg + off, static_cast<int>(len), MPI_BYTE, (c + u) % g, c, comm, &send_reqs.back());
+        }
       }
     }
   };
 
-  post(0);
+  postSendsUpTo(kSendsAhead);
+  for (std::size_t ci = 0; ci < std::min(kStages, chunks); ++ci) postReceives(ci);
   for (std::size_t ci = 0; ci < chunks; ++ci) {
-    if (ci + 1 < chunks) {
-      // Chunk ci+1 reuses the buffers of ci-1, whose requests completed last round.
-      post(ci + 1);
-    }
-    auto& rq = reqs[ci % 2];
-    int rc = MPI_Waitall(static_cast<int>(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
+    postSendsUpTo(ci + kSendsAhead);
+    int rc = waitAll(recv_reqs[ci % kStages]);
     if (rc != MPI_SUCCESS) return mpiStatus(rc, "parity exchange");
     const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
+    const uint8_t* stage = recv_.data() + (ci % kStages) * stage_bytes;
     for (int p = 0; p < m; ++p) {
       std::vector<const uint8_t*> data(k);
-      for (int t = 0; t < k; ++t) data[t] = recv[ci % 2].data() + (static_cast<std::size_t>(p) * k + t) * kChunk;
+      for (int t = 0; t < k; ++t) data[t] = stage + (static_cast<std::size_t>(p) * k + t) * kChunk;
       const int index = (pos - mine[p] + g) % g - k;  // which parity symbol of codeword mine[p] I hold
-      codec.encode(k, m, index, len, data.data(), file + meta.sections[1 + p].offset + off);
+      uint8_t* out = file + meta.sections[1 + p].offset + off;
+      codec.encode(k, m, index, len, data.data(), out);
+      parity_crc[p] = crc32c(out, len, parity_crc[p]);  // while the chunk is in cache
     }
+    if (ci + kStages < chunks) postReceives(ci + kStages);  // into the stage just encoded
   }
-  for (std::size_t i = 1; i < meta.sections.size(); ++i) {
-    auto& s = meta.sections[i];
-    s.crc = crc32c(file + s.offset, s.length);
-  }
+  if (int rc = waitAll(send_reqs); rc != MPI_SUCCESS) return mpiStatus(rc, "parity exchange");
+  for (int p = 0; p < m; ++p) meta.sections[1 + p].crc = parity_crc[p];
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "components/mpi_bridge/aligned_buffer.h"
 #include "components/mpi_bridge/blob.h"
 #include "components/mpi_bridge/ckpt_format.h"
 #include "components/mpi_bridge/codec.h"
@@ -76,6 +77,7 @@ class CheckpointWriter {
   std::optional<ShmSegment> slots_[2];
   XorCodec xor_;
   RsCodec rs_;
+  AlignedBuffer recv_;  // the parity exchange's pipeline stages
   MPI_Comm async_comm_ = MPI_COMM_NULL;
   MPI_Comm async_group_comm_ = MPI_COMM_NULL;
   std::future<Status> pending_result_;

@@ -1,11 +1,15 @@
 #include "components/mpi_bridge/job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace ftb::mpi_bridge {
 namespace {
 constexpr std::size_t kPiece = std::size_t{1} << 30;
+constexpr auto kSpinBeforeNap = std::chrono::microseconds(50);
+constexpr auto kNap = std::chrono::microseconds(20);
 }
 
 std::string Job::shmName(int slot) const {
@@ -73,9 +77,21 @@ int recvBytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm)
   return MPI_SUCCESS;
 }
 
+int waitAll(std::vector<MPI_Request>& requests) {
+  const auto nap_from = std::chrono::steady_clock::now() + kSpinBeforeNap;
+  for (;;) {
+    int done = 0;
+    int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS || done) return rc;
+    if (std::chrono::steady_clock::now() >= nap_from) std::this_thread::sleep_for(kNap);
+  }
+}
+
 bool allAgree(bool ok, MPI_Comm comm) {
   int mine = ok ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  std::vector<MPI_Request> request(1);
+  MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm, request.data());
+  waitAll(request);
   return all == 1;
 }
 

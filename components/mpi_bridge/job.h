@@ -36,6 +36,22 @@ Result<Job> makeJob(MPI_Comm comm, Config config);
 int sendBytes(const void* data, std::size_t bytes, int dest, int tag, MPI_Comm comm);
 int recvBytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm);
 
+// Group exchanges (parity encoding, rebuilds) move data in chunks of this
+// size, small enough that a chunk is still in the core's cache when it is
+// encoded or decoded; `kStages` chunks are received at once, and sends run up
+// to `kSendsAhead` chunks ahead, so a member that is behind (on a shared core)
+// does not hold up the others: they pull its data meanwhile.
+inline constexpr std::size_t kPipelineChunk = 256 << 10;
+inline constexpr std::size_t kStages = 4;
+inline constexpr std::size_t kSendsAhead = 16;
+
+// Waits for every request. It tests in a loop for a short while, then naps
+// between tests: where ranks share cores (oversubscribed jobs, tests with
+// several "nodes" on one machine) a rank spinning in MPI takes the core from
+// a rank that still copies or encodes, and on dedicated cores the data of a
+// pipelined exchange is usually there before the nap begins.
+int waitAll(std::vector<MPI_Request>& requests);
+
 // true on every rank iff `ok` is true on every rank of `comm`.
 bool allAgree(bool ok, MPI_Comm comm);
 
