@@ -10,6 +10,7 @@ namespace ftb::mpi_bridge {
 namespace {
 
 constexpr std::size_t kChunk = kPipelineChunk;
+constexpr int kTagCopy = 1 << 20;  // whole-blob copies; parity exchanges tag by codeword (< group size)
 
 Status mpiStatus(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return {};
@@ -188,21 +189,9 @@ Status CheckpointWriter::complete(PendingWrite& p, MPI_Comm comm) {
     Section& copy = meta.sections[1];
     const int succ = (pos + 1) % g;
     int rc = MPI_SUCCESS;
-    // 1 GiB pieces are plenty for checkpoints here; larger blobs go through sendBytes.
-    if (my_bytes < (1u << 30) && copy.length < (1u << 30)) {
-      std::vector<MPI_Request> reqs(2);
-      MPI_Irecv(file + copy.offset, static_cast<int>(copy.length), MPI_BYTE, pred, 7, comm, &reqs[0]);
-      MPI_Isend(file + own.offset, static_cast<int>(my_bytes), MPI_BYTE, succ, 7, comm, &reqs[1]);
-      rc = waitAll(reqs);
-    } else if (pos % 2 == 0) {
-      rc = sendBytes(file + own.offset, my_bytes, succ, 7, comm);
-      if (!rc) rc = recvBytes(file + copy.offset, copy.length, pred, 7, comm);
-    } else {
-      rc = recvBytes(file + copy.offset, copy.length, pred, 7, comm);
-      if (!rc) rc = sendBytes(file + own.offset, my_bytes, succ, 7, comm);
-    }
+    copy.crc =
+        exchangeChunked(file + own.offset, my_bytes, succ, file + copy.offset, copy.length, pred, kTagCopy, comm, rc);
     status = mpiStatus(rc, "partner copy");
-    copy.crc = crc32c(file + copy.offset, copy.length);
     if (status.ok() && copy.crc != meta.blob_crc[pred]) {
       status = internalError("the partner copy from rank " + std::to_string(members[pred]) + " fails its checksum");
     }
@@ -236,6 +225,13 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
   const int k = meta.k, m = meta.m;
   const std::size_t seg = meta.seg_bytes;
   const uint8_t* own = file + meta.sections[0].offset;
+  if (meta.level == Level::kL3 && k == 1) {
+    // A group of two: my parity is my predecessor's data, received in place.
+    Section& parity = meta.sections[1];
+    int rc = MPI_SUCCESS;
+    parity.crc = exchangeChunked(own, seg, (pos + 1) % g, file + parity.offset, seg, parity.index, kTagCopy, comm, rc);
+    return mpiStatus(rc, "parity exchange");
+  }
   ErasureCodec& codec = meta.level == Level::kL3 ? static_cast<ErasureCodec&>(xor_) : rs_;
   // Parity codewords in section order (sections[1..m]).
   std::vector<int> mine;

@@ -1,5 +1,7 @@
 #include "components/mpi_bridge/job.h"
 
+#include "components/mpi_bridge/checksum.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -85,6 +87,42 @@ int waitAll(std::vector<MPI_Request>& requests) {
     if (rc != MPI_SUCCESS || done) return rc;
     if (std::chrono::steady_clock::now() >= nap_from) std::this_thread::sleep_for(kNap);
   }
+}
+
+uint32_t exchangeChunked(const uint8_t* src, std::size_t src_bytes, int to, uint8_t* dst, std::size_t dst_bytes,
+                         int from, int tag, MPI_Comm comm, int& rc) {
+  const std::size_t send_chunks = (src_bytes + kPipelineChunk - 1) / kPipelineChunk;
+  const std::size_t recv_chunks = (dst_bytes + kPipelineChunk - 1) / kPipelineChunk;
+  std::vector<MPI_Request> sends, receives[kStages];
+  std::size_t sent = 0;
+  auto postSendsUpTo = [&](std::size_t end) {
+    for (; sent < std::min(end, send_chunks); ++sent) {
+      const std::size_t off = sent * kPipelineChunk;
+      sends.emplace_back();
+      MPI_Isend(src + off, static_cast<int>(std::min(kPipelineChunk, src_bytes - off)), MPI_BYTE, to, tag, comm,
+                &sends.back());
+    }
+  };
+  auto postReceive = [&](std::size_t ci) {
+    const std::size_t off = ci * kPipelineChunk;
+    receives[ci % kStages].assign(1, MPI_REQUEST_NULL);
+    MPI_Irecv(dst + off, static_cast<int>(std::min(kPipelineChunk, dst_bytes - off)), MPI_BYTE, from, tag, comm,
+              receives[ci % kStages].data());
+  };
+  uint32_t crc = 0;
+  rc = MPI_SUCCESS;
+  postSendsUpTo(kSendsAhead);
+  for (std::size_t ci = 0; ci < std::min(kStages, recv_chunks); ++ci) postReceive(ci);
+  for (std::size_t ci = 0; ci < recv_chunks && rc == MPI_SUCCESS; ++ci) {
+    postSendsUpTo(ci + kSendsAhead);
+    rc = waitAll(receives[ci % kStages]);
+    const std::size_t off = ci * kPipelineChunk;
+    crc = crc32c(dst + off, std::min(kPipelineChunk, dst_bytes - off), crc);
+    if (ci + kStages < recv_chunks) postReceive(ci + kStages);
+  }
+  postSendsUpTo(send_chunks);
+  if (int send_rc = waitAll(sends); rc == MPI_SUCCESS) rc = send_rc;
+  return crc;
 }
 
 bool allAgree(bool ok, MPI_Comm comm) {

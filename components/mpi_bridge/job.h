@@ -52,6 +52,12 @@ inline constexpr std::size_t kSendsAhead = 16;
 // pipelined exchange is usually there before the nap begins.
 int waitAll(std::vector<MPI_Request>& requests);
 
+// Sends `src_bytes` from `src` to `to` while receiving `dst_bytes` into `dst`
+// from `from`, in pipeline chunks (any size); returns the CRC32C of what it
+// received, computed chunk by chunk while each is in cache. MPI error code in `rc`.
+uint32_t exchangeChunked(const uint8_t* src, std::size_t src_bytes, int to, uint8_t* dst, std::size_t dst_bytes,
+                         int from, int tag, MPI_Comm comm, int& rc);
+
 // true on every rank iff `ok` is true on every rank of `comm`.
 bool allAgree(bool ok, MPI_Comm comm);
 

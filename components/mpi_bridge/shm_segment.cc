@@ -23,7 +23,9 @@ Result<ShmSegment> ShmSegment::create(const std::string& name, std::size_t bytes
     close(fd);
     return resourceExhausted(message);
   }
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // MAP_POPULATE: the pages are made present in one go, not faulted in one
+  // by one (a 64 MiB slot is 16k faults) during the first checkpoint.
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   close(fd);
   if (p == MAP_FAILED) return internalError(errnoText("mmap", name));
   return ShmSegment(name, static_cast<uint8_t*>(p), bytes);
@@ -40,7 +42,7 @@ Result<ShmSegment> ShmSegment::open(const std::string& name) {
     close(fd);
     return notFound(name + " is empty");
   }
-  void* p = mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  void* p = mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);  // read whole anyway
   close(fd);
   if (p == MAP_FAILED) return internalError(errnoText("mmap", name));
   return ShmSegment(name, static_cast<uint8_t*>(p), static_cast<std::size_t>(st.st_size));

@@ -92,6 +92,16 @@ BOOST_AUTO_TEST_CASE(l3_xor_rebuilds_with_an_uneven_rank_count) {
   requireVerified(run, 7, 2, {{0, ""}, {1, ""}}, "xor", "L3");
 }
 
+BOOST_AUTO_TEST_CASE(l3_xor_in_groups_of_two_rebuilds_a_lost_node) {
+  // Two nodes: groups of two, where the parity is the other member's data,
+  // received straight into the parity section.
+  auto job = makeJob("RT_L3P");
+  requireWrote(job.run({"n0", "n1", "n0", "n1"}, {"write", "L3,L3"}), 2);
+  job.wipeNode("n1");
+  auto run = job.run({"n0", "s1", "n0", "s1"}, {"verify", "1"});
+  requireVerified(run, 4, 1, {{1, ""}, {3, ""}}, "xor", "L3");
+}
+
 BOOST_AUTO_TEST_CASE(l4_reed_solomon_rebuilds_two_lost_nodes) {
   auto job = makeJob("RT_L4");
   job.setEnv("FTBCKPT_GROUP_SIZE", "4");
