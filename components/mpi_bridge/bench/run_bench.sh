@@ -2,22 +2,25 @@
 # The mpi_bridge benchmark: checkpoint/restart throughput per level against
 # memcpy (ckpt_bench), then the stencil's overhead with a checkpoint every N
 # iterations. Figures only; nothing is asserted.
-#   bazel run //components/mpi_bridge/bench:run_bench -- [ranks] [MiB per rank]
+#   bazel run -c opt //components/mpi_bridge/bench:run_bench -- [ranks] [MiB per rank] [nodes]
+# Ranks are dealt round-robin over the "nodes"; groups of 4 on distinct nodes
+# (with 4 nodes: XOR over 3 data segments, Reed-Solomon with 2 parity).
 set -euo pipefail
 ranks=${1:-4}
 mib=${2:-64}
+nodes=${3:-4}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${RUNFILES_DIR:-$0.runfiles}/ftb/components/mpi_bridge
 [[ -x $bin/bench/ckpt_bench ]] || bin=$here/..
-map=$(for ((r = 0; r < ranks; r++)); do printf 'n%d,' $((r % 2)); done)
+map=$(for ((r = 0; r < ranks; r++)); do printf 'n%d,' $((r % nodes)); done)
 map=${map%,}
 flush=$(mktemp -d /tmp/ftbckpt-bench-XXXXXX)
 trap 'rm -rf "$flush"' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1 TMPDIR=/tmp
 mpi() { mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$ranks" -x FTBCKPT_NODE_MAP="$map" "$@"; }
 
-echo "== checkpoint and restart throughput ($ranks ranks on 2 nodes, $(nproc) cores)"
-mpi -x FTBCKPT_FLUSH_DIR="$flush" -x FTBCKPT_GROUP_SIZE=4 -x FTBCKPT_RS_M=1 "$bin/bench/ckpt_bench" "$mib" 3
+echo "== checkpoint and restart throughput ($ranks ranks on $nodes nodes, groups of up to 4, $(nproc) cores)"
+mpi -x FTBCKPT_FLUSH_DIR="$flush" -x FTBCKPT_GROUP_SIZE=4 -x FTBCKPT_RS_M=2 "$bin/bench/ckpt_bench" "$mib" 5
 
 echo "== stencil overhead (1024 x 512 doubles per rank, 200 iterations)"
 stencil() {
