@@ -161,9 +161,13 @@ void Agent::run() {
       continue;  // EINTR: a signal arrived; the loop condition decides
     }
 
+    bool input_backlog = true;  // until a read finds the socket empty
     for (int i = 0; i < kMaxFramesPerTurn; ++i) {
       zmq::message_t routing_id;
-      if (!socket_.recv(routing_id, zmq::recv_flags::dontwait)) break;
+      if (!socket_.recv(routing_id, zmq::recv_flags::dontwait)) {
+        input_backlog = false;
+        break;
+      }
       zmq::message_t body;
       if (!routing_id.more() || !socket_.recv(body, zmq::recv_flags::dontwait)) continue;
       // Drain any extra frames: ftb messages are single-frame.
@@ -188,7 +192,7 @@ void Agent::run() {
     flushOutbound();
 
     const auto now = std::chrono::steady_clock::now();
-    driveTree(now);
+    driveTree(now, input_backlog);
     flushBatches();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
       expireSilentClients(now);

@@ -112,7 +112,8 @@ class Agent : private tree::TreeHost {
 
   // agent_tree.cc: this agent's place in the tree of agents.
   Status startTree();
-  void driveTree(std::chrono::steady_clock::time_point now);
+  // `input_backlog`: this turn left messages unread (see TreeNode::tick).
+  void driveTree(std::chrono::steady_clock::time_point now, bool input_backlog);
   void onTree(const proto::Envelope& envelope);
   void sendToTree(const RoutedEventPtr& routed, const std::string& publisher_key);
   void updateTreeInterest();

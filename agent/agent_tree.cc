@@ -68,7 +68,7 @@ Status Agent::startTree() {
   return {};
 }
 
-void Agent::driveTree(std::chrono::steady_clock::time_point now) {
+void Agent::driveTree(std::chrono::steady_clock::time_point now, bool input_backlog) {
   if (!tree_) return;
   if (tree_interest_dirty_) {
     tree_interest_dirty_ = false;
@@ -78,7 +78,7 @@ void Agent::driveTree(std::chrono::steady_clock::time_point now) {
     }
     tree_->setLocalInterest(std::move(interest), treeNow(now));
   }
-  tree_->tick(treeNow(now));
+  tree_->tick(treeNow(now), input_backlog);
   tree_->flush();
   tree_transport_->flush(now);
   publishTopologyChanges();

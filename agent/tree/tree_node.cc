@@ -477,10 +477,11 @@ void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
 
 // ---- timers ----
 
-void TreeNode::tick(Nanos now) {
+void TreeNode::tick(Nanos now, bool input_backlog) {
+  const Nanos timeout = input_backlog ? config_.link_timeout * kBacklogTimeoutFactor : config_.link_timeout;
   std::vector<std::string> silent;
   for (const auto& [address, link] : links_) {
-    if (now - link.last_heard > config_.link_timeout) silent.push_back(address);
+    if (now - link.last_heard > timeout) silent.push_back(address);
   }
   for (const auto& address : silent) dropLink(address, "no heartbeat within the link timeout", now);
 

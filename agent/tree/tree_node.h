@@ -78,8 +78,13 @@ class TreeNode {
   void start(Nanos now);
   void onMessage(const TreeMessage& message, Nanos now);
   // Timers: heartbeats, link and join timeouts, probes. Call at least every
-  // heartbeat_interval / 4.
-  void tick(Nanos now);
+  // heartbeat_interval / 4. `input_backlog`: the caller has messages it has
+  // not read yet (a starved agent). A peer's heartbeat may be among them, so
+  // silence is then judged against kBacklogTimeoutFactor link timeouts: an
+  // overloaded agent does not tear down healthy links, a dead peer is still
+  // found.
+  void tick(Nanos now, bool input_backlog = false);
+  static constexpr int kBacklogTimeoutFactor = 4;
   // Sends the event batches built since the last flush.
   void flush();
   // An event accepted from a local client; false when it is a duplicate.

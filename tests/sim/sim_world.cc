@@ -60,6 +60,7 @@ void World::restart(std::size_t index) {
   n.tree.reset();
   n.alive = false;
   n.delivered.clear();
+  n.unread = 0;
   trace_.fault(now_, "RESTART", n.address);
   push(Pending{now_, 0, index, true, {}, ++n.generation});
 }
@@ -67,6 +68,7 @@ void World::restart(std::size_t index) {
 void World::kill(std::size_t index) {
   Node& n = *nodes_[index];
   n.alive = false;
+  n.unread = 0;
   n.ever_killed = true;
   trace_.fault(now_, "KILL", n.address);
   ++n.generation;
@@ -74,6 +76,8 @@ void World::kill(std::size_t index) {
 }
 
 void World::setIsland(std::size_t index, int island) { nodes_[index]->island = island; }
+
+void World::stall(std::size_t index, Nanos until) { nodes_[index]->stalled_until = until; }
 
 void World::subscribe(std::size_t index, const std::string& filter) {
   Node& n = *nodes_[index];
@@ -123,13 +127,22 @@ void World::deliver(Pending& p) {
       n.tree->setLocalInterest(interest, now_);
       n.tree->start(now_);
     } else {
-      n.tree->tick(now_);
+      n.tree->tick(now_, n.unread > 0);
     }
     n.tree->flush();
     push(Pending{now_ + config_.heartbeat_interval / 4, 0, p.to, true, {}, n.generation});
     return;
   }
   if (!n.alive || !n.tree) return;
+  if (now_ < n.stalled_until) {  // held back, in order, until the stall ends
+    if (!p.held) ++n.unread;
+    Pending later = std::move(p);
+    later.at = n.stalled_until;
+    later.held = true;
+    push(std::move(later));
+    return;
+  }
+  if (p.held && n.unread > 0) --n.unread;
   const auto& from = by_address_.find(p.message.from.address);
   if (from != by_address_.end() && nodes_[from->second]->island != n.island) return;
   ++messages_delivered_;

@@ -32,6 +32,9 @@ class World {
   void restart(std::size_t index);  // a new incarnation at the same address
   // Nodes in different islands cannot reach each other; all in island 0 heals.
   void setIsland(std::size_t index, int island);
+  // Starves node `index` until `until`: messages to it wait unread (its timers
+  // still run and see the backlog), as in an agent short of CPU.
+  void stall(std::size_t index, Nanos until);
 
   // Local subscription of node `index` (a filter text; "" = everything).
   void subscribe(std::size_t index, const std::string& filter);
@@ -66,6 +69,7 @@ class World {
     bool tick;
     tree::TreeMessage message;
     uint64_t generation = 0;  // ticks of a killed incarnation are dropped
+    bool held = false;        // a message a stall held back
   };
   struct Later {
     bool operator()(const Pending* a, const Pending* b) const {
@@ -94,6 +98,8 @@ struct World::Node : tree::TreeHost {
   bool alive = false;
   bool ever_killed = false;
   int island = 0;
+  Nanos stalled_until{0};
+  std::size_t unread = 0;  // messages held back by a stall
   uint64_t incarnation = 0;
   uint64_t generation = 0;  // bumped by kill and restart
   std::unique_ptr<Transport> transport;

@@ -212,5 +212,44 @@ BOOST_AUTO_TEST_CASE(the_oldest_child_of_a_dead_root_takes_over_within_a_second)
   printRepairs(world, "root death");
 }
 
+BOOST_AUTO_TEST_CASE(a_starved_agent_keeps_its_links_until_four_link_timeouts) {
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  const auto config = simConfig({"n0"});
+  World world(seed, config);
+  for (std::size_t i = 0; i < 20; ++i) world.addNode(i, Nanos(i * 1'000'000));
+  world.subscribe(19, "");
+  world.runUntil(2s);
+  expectClean(world.checkSingleTree(), seed, "before");
+  std::size_t starved = world.size();
+  for (std::size_t i : interiorNodes(world)) {
+    if (world.node(i).tree->parent()) starved = i;  // interior, not the root
+  }
+  BOOST_TEST_REQUIRE(starved < world.size(), "no interior agent below the root (seed " << seed << ")");
+  const auto parent = world.node(starved).tree->parent()->address;
+  const auto children = world.node(starved).tree->children().size();
+  const std::size_t repairs = world.repairTimes().size();
+  // Unread input for three link timeouts: its parent's and children's
+  // heartbeats wait in its queue, while its own timers keep running.
+  const Nanos stall_end = world.now() + 3 * config.link_timeout;
+  world.stall(starved, stall_end);
+  for (Nanos t = world.now(); t < stall_end + 1s; t += 10ms) {
+    world.publish(5, "FTB.SIM.X");
+    world.runUntil(t + 10ms);
+  }
+  BOOST_TEST(world.repairTimes().size() == repairs, "a backlog of three link timeouts caused "
+                                                        << world.repairTimes().size() - repairs << " repairs (seed "
+                                                        << seed << ")");
+  BOOST_TEST(world.node(starved).tree->parent()->address == parent);
+  BOOST_TEST(world.node(starved).tree->children().size() == children);
+  expectClean(world.checkSingleTree(), seed, "after the backlog");
+  expectClean(world.checkDelivery(), seed, "delivery");
+  // A backlog longer than the allowance: the starved agent gives up on its
+  // parent (as it would on a dead one) and the tree repairs.
+  world.stall(starved, world.now() + (tree::TreeNode::kBacklogTimeoutFactor + 2) * config.link_timeout);
+  world.runUntil(world.now() + (tree::TreeNode::kBacklogTimeoutFactor + 2) * config.link_timeout + 2s);
+  BOOST_TEST(world.repairTimes().size() > repairs, "the starved agent never judged its parent silent");
+  expectClean(world.checkSingleTree(), seed, "after the long backlog");
+}
+
 }  // namespace
 }  // namespace ftb::sim
