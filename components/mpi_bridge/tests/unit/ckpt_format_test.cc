@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE mpi_bridge_ckpt_format
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "components/mpi_bridge/blob.h"
@@ -113,4 +114,22 @@ BOOST_AUTO_TEST_CASE(copy_with_crc_equals_crc_of_the_copy) {
   BOOST_CHECK(dst == src);
   BOOST_CHECK_EQUAL(crc, crc32c(src.data(), src.size()));
   BOOST_CHECK_EQUAL(crc32c(src.data(), 1000, crc32c(src.data() + 1000, 0)), crc32c(src.data(), 1000));
+}
+
+BOOST_AUTO_TEST_CASE(copy_with_crc_handles_every_alignment_and_tail) {
+  std::vector<uint8_t> src((1 << 20) + 200), dst(src.size() + 64);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + (i >> 9));
+  for (std::size_t src_off : {0, 1, 7}) {
+    for (std::size_t dst_off : {0, 3, 16}) {
+      for (std::size_t n : {std::size_t{100}, std::size_t{4096 + 13}, (std::size_t{1} << 20) + 77}) {
+        std::fill(dst.begin(), dst.end(), 0xAB);
+        uint32_t crc = copyWithCrc(dst.data() + dst_off, src.data() + src_off, n);
+        BOOST_TEST_CONTEXT("src+" << src_off << " dst+" << dst_off << " n=" << n) {
+          BOOST_CHECK(std::equal(src.begin() + src_off, src.begin() + src_off + n, dst.begin() + dst_off));
+          BOOST_CHECK_EQUAL(dst[dst_off + n], 0xAB);  // nothing written past the end
+          BOOST_CHECK_EQUAL(crc, crc32c(src.data() + src_off, n));
+        }
+      }
+    }
+  }
 }
