@@ -192,7 +192,9 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
         }
         uint64_t head[2] = {copy ? copy->length : 0, copy ? copy->crc : 0};
         MPI_Send(head, 2, MPI_UINT64_T, j, kTagRebuild, comm);
-        if (copy) sendBytes(mine->file.data() + copy->offset, copy->length, j, kTagRebuild, comm);
+        int rc = MPI_SUCCESS;
+        if (copy) exchangeChunked(mine->file.data() + copy->offset, copy->length, j, nullptr, 0, j, kTagRebuild, comm, rc);
+        if (rc != MPI_SUCCESS) status = internalError("sending the partner copy of group member " + std::to_string(j) + " failed");
       } else if (pos == j) {
         uint64_t head[2];
         MPI_Recv(head, 2, MPI_UINT64_T, succ, kTagRebuild, comm, MPI_STATUS_IGNORE);
@@ -200,7 +202,9 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
         rebuilt->data.reserve(head[0]);
         rebuilt->bytes = head[0];
         rebuilt->crc = static_cast<uint32_t>(head[1]);
-        if (head[0] > 0) recvBytes(rebuilt->data.data(), head[0], succ, kTagRebuild, comm);
+        int rc = MPI_SUCCESS;
+        exchangeChunked(nullptr, 0, succ, rebuilt->data.data(), head[0], succ, kTagRebuild, comm, rc);
+        if (rc != MPI_SUCCESS) status = internalError("receiving my partner copy failed");
         result.source = Level::kL2;
         result.rebuilt = "partner";
       }

@@ -1,15 +1,14 @@
 #include "components/mpi_bridge/job.h"
 
-#include "components/mpi_bridge/checksum.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
+#include "components/mpi_bridge/checksum.h"
+
 namespace ftb::mpi_bridge {
 namespace {
-constexpr std::size_t kPiece = std::size_t{1} << 30;
 constexpr auto kSpinBeforeNap = std::chrono::microseconds(50);
 constexpr auto kNap = std::chrono::microseconds(20);
 }
@@ -55,28 +54,6 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
   }
   MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);
   return job;
-}
-
-int sendBytes(const void* data, std::size_t bytes, int dest, int tag, MPI_Comm comm) {
-  auto* p = static_cast<const char*>(data);
-  do {
-    std::size_t n = std::min(bytes, kPiece);
-    if (int rc = MPI_Send(p, static_cast<int>(n), MPI_BYTE, dest, tag, comm)) return rc;
-    p += n;
-    bytes -= n;
-  } while (bytes > 0);
-  return MPI_SUCCESS;
-}
-
-int recvBytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm) {
-  auto* p = static_cast<char*>(data);
-  do {
-    std::size_t n = std::min(bytes, kPiece);
-    if (int rc = MPI_Recv(p, static_cast<int>(n), MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE)) return rc;
-    p += n;
-    bytes -= n;
-  } while (bytes > 0);
-  return MPI_SUCCESS;
 }
 
 int waitAll(std::vector<MPI_Request>& requests) {

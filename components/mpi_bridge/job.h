@@ -32,10 +32,6 @@ struct Job {
 
 Result<Job> makeJob(MPI_Comm comm, Config config);
 
-// Point-to-point transfers of any size (MPI counts are int: sent in 1 GiB pieces).
-int sendBytes(const void* data, std::size_t bytes, int dest, int tag, MPI_Comm comm);
-int recvBytes(void* data, std::size_t bytes, int source, int tag, MPI_Comm comm);
-
 // Group exchanges (parity encoding, rebuilds) move data in chunks of this
 // size, small enough that a chunk is still in the core's cache when it is
 // encoded or decoded; `kStages` chunks are received at once, and sends run up

@@ -22,14 +22,19 @@ mpi() { mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$ra
 echo "== checkpoint and restart throughput ($ranks ranks on $nodes nodes, groups of up to 4, $(nproc) cores)"
 mpi -x FTBCKPT_FLUSH_DIR="$flush" -x FTBCKPT_GROUP_SIZE=4 -x FTBCKPT_RS_M=2 "$bin/bench/ckpt_bench" "$mib" 5
 
-echo "== stencil overhead (1024 x 512 doubles per rank, 200 iterations)"
+echo "== stencil overhead (1024 x 512 doubles per rank, 200 iterations, best of 3)"
+# Best of three runs: one run of a second on a shared machine is mostly noise.
 stencil() {
-  local start end
-  start=$(date +%s.%N)
-  mpi -x FTB_JOB_ID=BENCHST -x FTBCKPT_AGENT=0 -x FTBCKPT_LEVEL="$1" "$bin/examples/stencil" \
-    --nx 1024 --ny 512 --iterations 200 --checkpoint-every "$2" > /dev/null
-  end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN { print b - a }' 
+  local best=""
+  for _ in 1 2 3; do
+    local start end
+    start=$(date +%s.%N)
+    mpi -x FTB_JOB_ID=BENCHST -x FTBCKPT_AGENT=0 -x FTBCKPT_LEVEL="$1" "$bin/examples/stencil" \
+      --nx 1024 --ny 512 --iterations 200 --checkpoint-every "$2" > /dev/null
+    end=$(date +%s.%N)
+    best=$(awk -v a="$start" -v b="$end" -v best="$best" 'BEGIN { t = b - a; print (best == "" || t < best) ? t : best }')
+  done
+  echo "$best"
 }
 base=$(stencil L1 0)
 printf '%-28s %8.2f s\n' "no checkpoint" "$base"
