@@ -1,7 +1,6 @@
 // ftb-ib: InfiniBand fabric monitor. Parses the configuration, connects to the
 // ftb-agent, runs the Monitor until SIGINT/SIGTERM. Everything else lives in
 // the ib libraries.
-#include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -10,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "client/client.h"
+#include "client/daemon/component_start.h"
 #include "client/daemon/service_notifier.h"
 #include "components/ib/config.h"
 #include "metrics/http_server.h"
@@ -43,26 +42,18 @@ int main(int argc, char** argv) {
   }
 
   // SIGINT/SIGTERM arrive on a signalfd that the monitor's poll() watches.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  sigset_t signals = ftb::daemon::blockStopSignals();
   const int stop_fd = signalfd(-1, &signals, SFD_CLOEXEC);
   if (stop_fd < 0) {
     std::cerr << "ftb-ib: signalfd failed\n";
     return 1;
   }
-
-  auto client = ftb::Client::connect({.event_space = "FTB.IB." + config.component,
-                                      .client_name = "ftb-ib",
-                                      .agent_endpoint = config.agent_endpoint});
+  auto client = ftb::daemon::connectAndDeclare({.event_space = "FTB.IB." + config.component,
+                                                .client_name = "ftb-ib",
+                                                .agent_endpoint = config.agent_endpoint},
+                                               ftb::ib::eventDeclarations());
   if (!client.ok()) {
-    std::cerr << "ftb-ib: cannot reach the ftb-agent: " << client.status().toString() << "\n";
-    return 1;
-  }
-  if (ftb::Status s = (*client)->declare(ftb::ib::eventDeclarations()); !s.ok()) {
-    std::cerr << "ftb-ib: declaring events: " << s.toString() << "\n";
+    std::cerr << "ftb-ib: " << client.status().message() << "\n";
     return 1;
   }
 

@@ -1,14 +1,12 @@
 // ftb-ipmi: node health monitor. Parses the configuration, connects to the
 // ftb-agent, runs the Monitor until SIGINT/SIGTERM. Everything else lives in
 // the ipmi library.
-#include <signal.h>
-
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "client/client.h"
+#include "client/daemon/component_start.h"
 #include "client/daemon/service_notifier.h"
 #include "components/ipmi/config.h"
 #include "components/ipmi/credentials.h"
@@ -52,22 +50,14 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Signals are taken by sigwait() below, so no thread is interrupted by them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  auto client = ftb::Client::connect({.event_space = "FTB.IPMI." + config.component,
-                                      .client_name = "ftb-ipmi",
-                                      .agent_endpoint = config.agent_endpoint});
+  // Signals are taken by sigtimedwait() below, so no thread is interrupted by them.
+  sigset_t signals = ftb::daemon::blockStopSignals();
+  auto client = ftb::daemon::connectAndDeclare({.event_space = "FTB.IPMI." + config.component,
+                                                .client_name = "ftb-ipmi",
+                                                .agent_endpoint = config.agent_endpoint},
+                                               ftb::ipmi::eventDeclarations());
   if (!client.ok()) {
-    std::cerr << "ftb-ipmi: cannot reach the ftb-agent: " << client.status().toString() << "\n";
-    return 1;
-  }
-  if (ftb::Status s = (*client)->declare(ftb::ipmi::eventDeclarations()); !s.ok()) {
-    std::cerr << "ftb-ipmi: declaring events: " << s.toString() << "\n";
+    std::cerr << "ftb-ipmi: " << client.status().message() << "\n";
     return 1;
   }
   ftb::ipmi::SdkEventSink sink(**client);
