@@ -1,0 +1,188 @@
+// Recovery time and run-time overhead of the whole stack at the size:
+// mpi_bridge's stencil with 8 ranks protecting 64 MiB each, 2 ranks on each of
+// n1..n4 of the netns lab (lab/job_lab.h), n5 the hot spare, an ftb-agent,
+// an ipmi_sim BMC and an ftb-ipmi per node.
+//
+//   bazel run -c opt //components/launcher_bridge/bench:recovery_bench   (root)
+//
+// Prints BENCH lines:
+// - the stencil without faults, bare (`mpirun stencil`, FTBCKPT_AGENT=0, no
+//   checkpoints) and through ftb-run (agents, monitors, runtime connected,
+//   a checkpoint every 10 iterations as in the lab), and the overhead;
+// - fault -> computing again, from the events' own timestamps, for FAN1 of n2
+//   set to 0 RPM (migration of its 2 ranks to n5) and for n3 killed outright
+//   (every process in it and its /dev/shm; relaunch on n5, rebuild from parity),
+//   split into detection, decision, checkpoint, relaunch, start-up and restore.
+// Every run's checksum is compared with the bare run's.
+#define BOOST_TEST_MODULE recovery_bench
+#include <boost/test/unit_test.hpp>
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+
+#include "components/ipmi/testing/monitor_process.h"
+#include "components/launcher_bridge/lab/job_lab.h"
+
+using namespace std::chrono_literals;
+using ftb::Event;
+using ftb::launcher::lab::is;
+using ftb::launcher::lab::JobLab;
+using ftb::launcher::lab::JobShape;
+using ftb::launcher::lab::NetnsLab;
+using ftb::launcher::lab::now;
+using ftb::launcher::lab::seconds;
+using ftb::launcher::lab::tag;
+using ftb::testing::runfile;
+
+namespace {
+
+// 2046 x 4094 interior + halo = 2048 x 4096 doubles = 64 MiB protected per rank.
+const std::vector<std::string> kGrid = {"--nx", "2046", "--ny", "4094"};
+constexpr int kIterations = 60;
+constexpr int kCheckpointEvery = 10;  // as the lab's stencil runs
+
+std::vector<std::string> stencilArgs(bool checkpoints) {
+  std::vector<std::string> args = kGrid;
+  args.insert(args.end(), {"--iterations", std::to_string(kIterations)});
+  if (checkpoints) args.insert(args.end(), {"--checkpoint-every", std::to_string(kCheckpointEvery)});
+  return args;
+}
+
+JobShape benchShape() {
+  return {.nodes = {"n1", "n2", "n3", "n4", "n5"},
+          .job_nodes = {"n1", "n2", "n3", "n4"},
+          .ranks_per_node = 2,
+          .stencil = stencilArgs(true)};
+}
+
+// `bazel run` does not set RUNFILES_DIR; runfile() needs it.
+struct Runfiles {
+  Runfiles() {
+    if (std::getenv("TEST_SRCDIR") != nullptr || std::getenv("RUNFILES_DIR") != nullptr) return;
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) setenv("RUNFILES_DIR", (std::string(buf, static_cast<std::size_t>(n)) + ".runfiles").c_str(), 1);
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(Runfiles);
+
+bool skipped() {
+  static const std::optional<std::string> why = NetnsLab::unavailable();
+  if (why) std::printf("SKIPPED: %s\n", why->c_str());
+  return why.has_value();
+}
+
+std::string resultLine(const std::string& log) {
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.rfind("RESULT ");
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, "no RESULT line:\n" << text);
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+// The bare run's answer, computed once: every other run must match it.
+std::string expected;
+
+void printSplit(const char* scenario, double injected, const Event& detected, const Event& decided,
+                const std::optional<Event>& checkpointed, const Event& relaunched, const Event& running,
+                double restore_s) {
+  const double ck = checkpointed ? seconds(*checkpointed) : seconds(decided);
+  const double after_relaunch = seconds(running) - seconds(relaunched);
+  std::printf(
+      "BENCH %s: fault -> computing again %.3f s = detection %.3f + decision %.3f + checkpoint %.3f + "
+      "relaunch %.3f + start-up %.3f + restore %.3f\n",
+      scenario, seconds(running) - injected, seconds(detected) - injected, seconds(decided) - seconds(detected),
+      ck - seconds(decided), seconds(relaunched) - ck, after_relaunch - restore_s, restore_s);
+  std::fflush(stdout);
+}
+
+// The slowest rank's own restore time (FTB_RESTART_DONE `seconds`) for `corr`.
+double restoreSeconds(JobLab& lab, const std::string& corr) {
+  double slowest = 0;
+  for (const Event& e : lab.story->events()) {
+    if (e.event_name == "FTB_RESTART_DONE" && tag(e, "corr") == corr) {
+      slowest = std::max(slowest, std::atof(tag(e, "seconds").c_str()));
+    }
+  }
+  return slowest;
+}
+
+// The first `name` event published at or after `since`.
+Event firstAfter(JobLab& lab, const std::string& name, double since) {
+  return lab.require([&](const Event& e) { return e.event_name == name && seconds(e) >= since; }, name);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(overhead_without_faults) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  setenv("OMPI_MCA_mca_base_param_files", lab.lab.mcaParamFile().c_str(), 1);
+  std::vector<std::string> bare = {"mpirun", "--allow-run-as-root", "--host", "n1:2,n2:2,n3:2,n4:2",
+                                   "--map-by", "slot", "-np", "8", "-x", "FTBCKPT_AGENT=0",
+                                   runfile("components/mpi_bridge/examples/stencil")};
+  const auto args = stencilArgs(false);
+  bare.insert(bare.end(), args.begin(), args.end());
+  const std::string bare_log = lab.lab.dir() + "/bare.log";
+  double t0 = now();
+  auto code = ftb::launcher::lab::waitExit(lab.lab.spawn(lab.lab.inHead(bare), bare_log), 600000);
+  const double bare_s = now() - t0;
+  BOOST_REQUIRE_MESSAGE(code == 0, "bare mpirun failed; see " << bare_log);
+  expected = resultLine(bare_log);
+
+  t0 = now();
+  const std::string result = lab.finish(lab.start("OVER", {"--spares", "n5"}));
+  const double ftb_s = now() - t0;
+  BOOST_TEST(result == expected);
+  std::printf("BENCH stencil 8 ranks x 64 MiB, %d iterations: bare mpirun %.2f s, through ftb-run with a checkpoint "
+              "every %d iterations %.2f s, overhead %.1f %%\n",
+              kIterations, bare_s, kCheckpointEvery, ftb_s, 100.0 * (ftb_s - bare_s) / bare_s);
+  std::fflush(stdout);
+}
+
+BOOST_AUTO_TEST_CASE(fan_failure_migrates_to_the_spare) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  pid_t pid = lab.start("FAN", {"--spares", "n5"});
+  lab.awaitComputing("FAN");
+  const double injected = now();
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");  // FAN1 to 0 RPM, as lab_test does
+
+  Event fanfail = lab.require(ftb::ipmi::testing::named("FTB_IPMI_FANFAIL", "n2"), "FTB_IPMI_FANFAIL of n2");
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the migrate decision");
+  const std::string corr = tag(decision, "corr");
+  Event pic = lab.require(is("FTB_MIGRATE_PIC", {{"corr", corr}, {"source", "n2"}}), "FTB_MIGRATE_PIC", 0, 120s);
+  Event relaunched =
+      lab.require(is("FTB_JOB_STATE", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch", 0, 120s);
+  Event running = lab.requireRestored(corr, {2, 3});
+  const std::string result = lab.finish(pid);
+  if (!expected.empty()) BOOST_TEST(result == expected);
+  printSplit("fan failure on n2, 2 ranks migrate to n5", injected, fanfail, decision, pic, relaunched, running,
+             restoreSeconds(lab, corr));
+}
+
+BOOST_AUTO_TEST_CASE(node_killed_is_relaunched_and_rebuilt) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  pid_t pid = lab.start("KILL", {"--spares", "n5"});
+  lab.awaitComputing("KILL");
+  const double injected = now();
+  lab.lab.killNode("n3");  // its agent, orted, ranks and /dev/shm, as lab_test does
+
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), "the relaunch decision");
+  const std::string corr = tag(decision, "corr");
+  Event trigger = firstAfter(lab, tag(decision, "trigger"), injected);
+  Event relaunched =
+      lab.require(is("FTB_JOB_STATE", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch", 0, 120s);
+  Event running = lab.requireRestored(corr, {4, 5});
+  const std::string result = lab.finish(pid);
+  if (!expected.empty()) BOOST_TEST(result == expected);
+  printSplit("n3 killed, relaunch on n5 + rebuild", injected, trigger, decision, std::nullopt, relaunched, running,
+             restoreSeconds(lab, corr));
+}
