@@ -63,7 +63,7 @@ class JobLab {
   // The job computes: an operator's checkpoint request is answered by every rank.
   void awaitComputing(const std::string& job);
 
-  const JobShape shape;
+  JobShape shape;  // start() reads it: a caller may change the stencil between runs
   NetnsLab lab;
   ftb::ipmi::testing::MonitorRig rig;
   std::unique_ptr<ftb::testing::EventCollector> story;

@@ -102,7 +102,9 @@ BOOST_AUTO_TEST_CASE(fan_failure_on_n2_moves_its_ranks_to_the_spare) {
   BOOST_TEST(tag(pic, "ranks") == "2,3");
   lab.require(is("FTB_NLA_STATE", {{"host", "n2"}, {"state", "MIGRATION_INACTIVE"}, {"corr", corr}}), "n2 INACTIVE");
   lab.require(is("FTB_MIGRATE_IPT", {{"corr", corr}, {"target", "n4"}, {"ranks", "2,3"}}), "FTB_MIGRATE_IPT");
-  lab.require(is("FTB_JOB_STATE", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  // A recovery is a WARNING for operators who filter by severity.
+  Event relaunched = lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  BOOST_TEST((relaunched.severity == ftb::Severity::kWarning));
   // The moved ranks' node-local copies stayed on n2: they are rebuilt from other nodes.
   lab.requireRestored(corr, {2, 3});
   BOOST_TEST(lab.finish(pid) == expected);
@@ -123,7 +125,7 @@ BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_mem
   Event decision = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), "the relaunch decision");
   BOOST_TEST(tag(decision, "target") == "n4");
   const std::string corr = tag(decision, "corr");
-  lab.require(is("FTB_JOB_STATE", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
   lab.requireRestored(corr, {4, 5});
   BOOST_TEST(lab.finish(pid) == expected);
 }
@@ -146,7 +148,7 @@ BOOST_AUTO_TEST_CASE(all_nodes_over_temperature_checkpoint_the_whole_job) {
     lab.require(ftb::ipmi::testing::named("FTB_IPMI_NORMAL", node), std::string("FTB_IPMI_NORMAL of ") + node);
   }
   BOOST_TEST(lab.finish(pid) == expected);
-  BOOST_TEST(!lab.story->waitFor(is("FTB_JOB_STATE", {{"state", "relaunched"}}), 0ms));
+  BOOST_TEST(!lab.story->waitFor(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}}), 0ms));
 }
 
 BOOST_AUTO_TEST_CASE(slurm_drains_the_failing_node_and_resumes_it_when_healthy) {
