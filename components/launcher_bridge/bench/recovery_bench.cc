@@ -34,9 +34,9 @@ using ftb::Event;
 using ftb::launcher::lab::is;
 using ftb::launcher::lab::JobLab;
 using ftb::launcher::lab::JobShape;
-using ftb::launcher::lab::NetnsLab;
 using ftb::launcher::lab::now;
 using ftb::launcher::lab::seconds;
+using ftb::launcher::lab::skipped;
 using ftb::launcher::lab::tag;
 using ftb::testing::runfile;
 
@@ -71,12 +71,6 @@ struct Runfiles {
   }
 };
 BOOST_TEST_GLOBAL_FIXTURE(Runfiles);
-
-bool skipped() {
-  static const std::optional<std::string> why = NetnsLab::unavailable();
-  if (why) std::printf("SKIPPED: %s\n", why->c_str());
-  return why.has_value();
-}
 
 std::string resultLine(const std::string& log) {
   std::ifstream in(log);

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -34,6 +35,12 @@ std::function<bool(const Event&)> is(const std::string& name, std::map<std::stri
   };
 }
 
+bool skipped() {
+  static const std::optional<std::string> why = NetnsLab::unavailable();
+  if (why) std::printf("SKIPPED: %s\n", why->c_str());
+  return why.has_value();
+}
+
 JobLab::JobLab(JobShape s) : shape(std::move(s)), lab(shape.nodes, 0) {
   lab.startAgents(runfile("agent/ftb-agent"));
   story = std::make_unique<ftb::testing::EventCollector>(
@@ -52,14 +59,23 @@ JobLab::JobLab(JobShape s) : shape(std::move(s)), lab(shape.nodes, 0) {
 }
 
 pid_t JobLab::start(const std::string& job, std::vector<std::string> extra) {
+  std::string nodes;
+  for (const auto& n : shape.job_nodes) nodes += (nodes.empty() ? "" : ",") + n;
+  extra.insert(extra.begin(), {"--nodes", nodes});
+  return launch(job, {}, std::move(extra));
+}
+
+pid_t JobLab::startInAllocation(const std::string& job, const std::vector<std::string>& allocation,
+                                std::vector<std::string> extra) {
+  return launch(job, allocation, std::move(extra));
+}
+
+pid_t JobLab::launch(const std::string& job, std::vector<std::string> argv, std::vector<std::string> extra) {
   setenv("OMPI_MCA_mca_base_param_files", lab.mcaParamFile().c_str(), 1);
   setenv("FTB_AGENT_ENDPOINT", lab.headEndpoint().c_str(), 1);
   log = lab.dir() + "/ftb-run-" + job + ".log";
-  std::string nodes;
-  for (const auto& n : shape.job_nodes) nodes += (nodes.empty() ? "" : ",") + n;
-  std::vector<std::string> argv = {runfile("components/launcher_bridge/ftb-run"), "--job", job, "--nodes", nodes,
-                                   "--ranks-per-node", std::to_string(shape.ranks_per_node),
-                                   "--checkpoint-deadline-ms", "4000"};
+  argv.insert(argv.end(), {runfile("components/launcher_bridge/ftb-run"), "--job", job, "--ranks-per-node",
+                           std::to_string(shape.ranks_per_node), "--checkpoint-deadline-ms", "4000"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--");
   argv.push_back(runfile("components/mpi_bridge/examples/stencil"));

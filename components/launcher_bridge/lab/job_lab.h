@@ -46,12 +46,20 @@ double now();                    // wall clock, same epoch
 // Event named `name` carrying every tag of `tags`.
 std::function<bool(const Event&)> is(const std::string& name, std::map<std::string, std::string> tags = {});
 
+// Where no lab can be built here (NetnsLab::unavailable()), prints
+// "SKIPPED: <why>" and returns true; a test or benchmark case then returns.
+bool skipped();
+
 class JobLab {
  public:
   explicit JobLab(JobShape shape);
 
   // Starts ftb-run in the head on the shape's job nodes; `extra` goes before "--".
   pid_t start(const std::string& job, std::vector<std::string> extra);
+  // Starts ftb-run in the head under `allocation` (e.g. {"salloc", "-w",
+  // "n1,n2,n3,n4", "--"}) without --nodes: ftb-run takes the allocation's.
+  pid_t startInAllocation(const std::string& job, const std::vector<std::string>& allocation,
+                          std::vector<std::string> extra);
   // Waits for ftb-run to end; returns the stencil's last RESULT line (checked: exit 0).
   std::string finish(pid_t pid);
   // The first event from index `from` matching `p`; fails the test with ftb-run's log otherwise.
@@ -73,6 +81,7 @@ class JobLab {
 
  private:
   std::string logTail() const;
+  pid_t launch(const std::string& job, std::vector<std::string> prefix, std::vector<std::string> extra);
 };
 
 }  // namespace ftb::launcher::lab

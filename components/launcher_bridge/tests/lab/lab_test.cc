@@ -5,7 +5,8 @@
 // runs the stencil on n1..n3 (2 ranks each), n4 is the hot spare; every
 // scenario ends with the stencil's checksum compared bit for bit with a
 // failure-free run; a last one adds a real Slurm cluster (munged, slurmctld,
-// one slurmd per node) and checks drain and resume. Timings: bench/recovery_bench.
+// one slurmd per node), runs ftb-run inside a salloc allocation and checks
+// drain and resume. Timings: bench/recovery_bench.
 #define BOOST_TEST_MODULE launcher_lab
 #include <boost/test/unit_test.hpp>
 
@@ -28,7 +29,7 @@ using ftb::Event;
 using ftb::launcher::lab::is;
 using ftb::launcher::lab::JobLab;
 using ftb::launcher::lab::JobShape;
-using ftb::launcher::lab::NetnsLab;
+using ftb::launcher::lab::skipped;
 using ftb::launcher::lab::tag;
 
 namespace {
@@ -39,20 +40,6 @@ JobShape labShape() {
           .ranks_per_node = 2,
           .stencil = {"--nx", "256", "--ny", "64", "--iterations", "150", "--checkpoint-every", "10",
                       "--iteration-ms", "40"}};
-}
-
-std::optional<std::string> skipReason() {
-  static const std::optional<std::string> reason = NetnsLab::unavailable();
-  return reason;
-}
-
-// Prints why the lab cannot run here, once per test.
-bool skipped() {
-  if (auto why = skipReason()) {
-    std::printf("SKIPPED: %s\n", why->c_str());
-    return true;
-  }
-  return false;
 }
 
 // One lab per test: nodes, agents, BMCs + monitors, an observer at the head.
@@ -151,26 +138,44 @@ BOOST_AUTO_TEST_CASE(all_nodes_over_temperature_checkpoint_the_whole_job) {
   BOOST_TEST(!lab.story->waitFor(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}}), 0ms));
 }
 
-BOOST_AUTO_TEST_CASE(slurm_drains_the_failing_node_and_resumes_it_when_healthy) {
+// With a real Slurm cluster over the lab, ftb-run inside an allocation
+// (salloc): no --nodes, the allocation's n1..n4 with the last one as the
+// spare; --slurm auto drains the failing node with ftb's reason and resumes
+// it when healthy.
+// mpirun is kept on the lab's rsh agent (plm=rsh, ras=^slurm): this is about
+// ftb-run's allocation path, not Open MPI's Slurm launcher.
+BOOST_AUTO_TEST_CASE(inside_a_slurm_allocation_drains_the_failing_node_and_resumes_it) {
   if (skipped()) return;
   const std::string expected = baseline();
   Lab lab;
   lab.lab.startSlurm();
   setenv("SLURM_CONF", lab.lab.slurmConf().c_str(), 1);
-  pid_t pid = lab.start("SLURM", {"--spares", "n4", "--slurm", "on"});
-  lab.awaitComputing("SLURM");
+  setenv("OMPI_MCA_plm", "rsh", 1);
+  setenv("OMPI_MCA_ras", "^slurm", 1);
+  pid_t pid = lab.startInAllocation("ALLOC", {"salloc", "--quiet", "-w", "n1,n2,n3,n4", "--"}, {});
+  lab.awaitComputing("ALLOC");
+  Event launched = lab.require(is("FTB_JOB_STATE", {{"state", "launched"}}), "the launch");
+  BOOST_TEST(launched.payload.find("on n1:2,n2:2,n3:2 ") != std::string::npos, launched.payload);
+  lab.require(is("FTB_NLA_STATE", {{"host", "n4"}, {"state", "MIGRATION_SPARE"}}), "n4 a spare");
   lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");
   Event decision = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the migrate decision");
+  BOOST_TEST(tag(decision, "target") == "n4");
   const std::string corr = tag(decision, "corr");
-  // Drained with ftb's reason (drng while its ranks still run, drained after).
   BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState("n2").find("ftb: migrated off (" + corr + ")") != std::string::npos; }),
              lab.lab.slurmState("n2"));
   lab.requireRestored(corr, {2, 3});
-  // Healthy again while the job still runs: a spare, resumed in Slurm.
   lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 100 1");
   lab.require(is("FTB_DECISION", {{"action", "spare"}, {"node", "n2"}}), "the spare decision");
-  BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState("n2").rfind("idle", 0) == 0; }),
+  // Resumed while still allocated: no longer draining, ftb's reason gone.
+  BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState("n2").find("drain") == std::string::npos; }),
              lab.lab.slurmState("n2"));
   BOOST_TEST(lab.finish(pid) == expected);
+  // The allocation ended with ftb-run: every node is idle again.
+  for (const char* node : {"n1", "n2", "n3", "n4"}) {
+    BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState(node).rfind("idle", 0) == 0; }),
+               node << ": " << lab.lab.slurmState(node));
+  }
+  unsetenv("OMPI_MCA_ras");
+  unsetenv("OMPI_MCA_plm");
   unsetenv("SLURM_CONF");
 }
