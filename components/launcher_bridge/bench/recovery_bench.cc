@@ -128,22 +128,16 @@ Event firstAfter(JobLab& lab, const std::string& name, double since) {
   return lab.require([&](const Event& e) { return e.event_name == name && seconds(e) >= since; }, name);
 }
 
-// Bare: mpirun of the stencil across the lab's job nodes, no ftb at all
-// (FTBCKPT_AGENT=0, no checkpoints). Returns the wall time; `teardown`, if
-// given, gets the time from the RESULT line appearing in `log` to mpirun's exit.
-double bareRun(JobLab& lab, int iterations, const std::string& log, double* teardown = nullptr) {
-  setenv("OMPI_MCA_mca_base_param_files", lab.lab.mcaParamFile().c_str(), 1);
-  std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--host", "n1:2,n2:2,n3:2,n4:2",
-                                   "--map-by", "slot", "-np", "8", "-x", "FTBCKPT_AGENT=0",
-                                   runfile("components/mpi_bridge/examples/stencil")};
-  argv.insert(argv.end(), kGrid.begin(), kGrid.end());
-  argv.insert(argv.end(), {"--iterations", std::to_string(iterations)});
-  const double t0 = now();
-  const pid_t pid = lab.lab.spawn(lab.lab.inHead(argv), log);
+// How long child `pid` ran from `t0` and how long after the RESULT line
+// appeared in its `log` it took to exit (the ranks' and mpirun's teardown).
+struct RunTimes {
+  double total = 0;
+  double teardown = 0;
+};
+RunTimes timeRun(pid_t pid, const std::string& log, double t0) {
   double result_at = 0;
   std::optional<int> code;
-  while (!(code = ftb::launcher::lab::waitExit(pid, 5))) {
-    if (now() - t0 > 600) break;
+  while (!(code = ftb::launcher::lab::waitExit(pid, 5)) && now() - t0 < 600) {
     if (result_at == 0) {
       std::ifstream in(log);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -151,9 +145,30 @@ double bareRun(JobLab& lab, int iterations, const std::string& log, double* tear
     }
   }
   const double end = now();
-  BOOST_REQUIRE_MESSAGE(code == 0, "bare mpirun failed; see " << log);
-  if (teardown != nullptr) *teardown = result_at > 0 ? end - result_at : 0;
-  return end - t0;
+  BOOST_REQUIRE_MESSAGE(code == 0, "the run failed or hung; see " << log);
+  return {end - t0, result_at > 0 ? end - result_at : 0};
+}
+
+// Bare: mpirun of the stencil across the lab's job nodes, no ftb at all
+// (FTBCKPT_AGENT=0, no checkpoints).
+RunTimes bareRun(JobLab& lab, int iterations, const std::string& log) {
+  setenv("OMPI_MCA_mca_base_param_files", lab.lab.mcaParamFile().c_str(), 1);
+  std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--host", "n1:2,n2:2,n3:2,n4:2",
+                                   "--map-by", "slot", "-np", "8", "-x", "FTBCKPT_AGENT=0",
+                                   runfile("components/mpi_bridge/examples/stencil")};
+  argv.insert(argv.end(), kGrid.begin(), kGrid.end());
+  argv.insert(argv.end(), {"--iterations", std::to_string(iterations)});
+  const double t0 = now();
+  return timeRun(lab.lab.spawn(lab.lab.inHead(argv), log), log, t0);
+}
+
+// ftb-run with the shape's stencil; its log has the RESULT line.
+RunTimes ftbRun(JobLab& lab, const std::string& job) {
+  const double t0 = now();
+  const pid_t pid = lab.start(job, {"--spares", "n5"});
+  const RunTimes times = timeRun(pid, lab.log, t0);
+  BOOST_TEST(resultLine(lab.log) == expected);
+  return times;
 }
 
 }  // namespace
@@ -165,9 +180,9 @@ BOOST_AUTO_TEST_CASE(mpirun_start_up_and_teardown) {
   JobLab lab(benchShape());
   std::vector<double> runs, teardowns;
   for (int i = 0; i < 5; ++i) {
-    double teardown = 0;
-    runs.push_back(bareRun(lab, 0, lab.lab.dir() + "/empty" + std::to_string(i) + ".log", &teardown));
-    teardowns.push_back(teardown);
+    const RunTimes t = bareRun(lab, 0, lab.lab.dir() + "/empty" + std::to_string(i) + ".log");
+    runs.push_back(t.total);
+    teardowns.push_back(t.teardown);
   }
   std::sort(runs.begin(), runs.end());
   std::sort(teardowns.begin(), teardowns.end());
@@ -181,24 +196,20 @@ BOOST_AUTO_TEST_CASE(overhead_without_faults) {
   if (skipped()) return;
   JobLab lab(benchShape());
   const std::string bare_log = lab.lab.dir() + "/bare.log";
-  const double bare_s = bareRun(lab, kIterations, bare_log);
+  const RunTimes bare = bareRun(lab, kIterations, bare_log);
   expected = resultLine(bare_log);
-
   // The whole stack: ftb-run, agents, monitors, the runtime connected; without
   // and with the periodic checkpoints.
   lab.shape.stencil = stencilArgs(false);
-  double t0 = now();
-  BOOST_TEST(lab.finish(lab.start("QUIET", {"--spares", "n5"})) == expected);
-  const double stack_s = now() - t0;
+  const RunTimes quiet = ftbRun(lab, "QUIET");
   lab.shape.stencil = stencilArgs(true);
-  t0 = now();
-  BOOST_TEST(lab.finish(lab.start("OVER", {"--spares", "n5"})) == expected);
-  const double ftb_s = now() - t0;
+  const RunTimes checkpointed = ftbRun(lab, "OVER");
+  auto overhead = [&](const RunTimes& t) { return 100.0 * (t.total - bare.total) / bare.total; };
   std::printf("BENCH stencil 8 ranks x 64 MiB, %d iterations: bare mpirun %.2f s; through ftb-run without "
-              "checkpoints %.2f s (overhead %.1f %%); with a checkpoint every %d iterations (L3, the runtime's default) %.2f s "
-              "(overhead %.1f %%)\n",
-              kIterations, bare_s, stack_s, 100.0 * (stack_s - bare_s) / bare_s, kCheckpointEvery, ftb_s,
-              100.0 * (ftb_s - bare_s) / bare_s);
+              "checkpoints %.2f s (overhead %.1f %%); with a checkpoint every %d iterations (L3, the runtime's "
+              "default) %.2f s (overhead %.1f %%); from RESULT to exit %.2f / %.2f / %.2f s\n",
+              kIterations, bare.total, quiet.total, overhead(quiet), kCheckpointEvery, checkpointed.total,
+              overhead(checkpointed), bare.teardown, quiet.teardown, checkpointed.teardown);
   std::fflush(stdout);
 }
 
