@@ -6,14 +6,18 @@
 //   bazel run -c opt //components/launcher_bridge/bench:recovery_bench   (root)
 //
 // Prints BENCH lines:
+// - mpirun's own start-up + teardown across the lab (0 iterations, median of 5);
 // - the stencil without faults, bare (`mpirun stencil`, FTBCKPT_AGENT=0, no
-//   checkpoints) and through ftb-run (agents, monitors, runtime connected,
-//   a checkpoint every 10 iterations as in the lab), and the overhead;
+//   checkpoints) and through ftb-run (agents, monitors, runtime connected),
+//   without and with a checkpoint every 10 iterations as in the lab, and the
+//   overhead;
 // - fault -> computing again, from the events' own timestamps, for FAN1 of n2
 //   set to 0 RPM (migration of its 2 ranks to n5) and for n3 killed outright
 //   (every process in it and its /dev/shm; relaunch on n5, rebuild from parity),
 //   split into detection, decision, checkpoint, relaunch, start-up and restore.
-// Every run's checksum is compared with the bare run's.
+// Every run's checksum is compared with the bare run's (the fault cases only
+// when the overhead case ran before them, as in a full run). Each fault run
+// leaves its timeline in /tmp/recovery_bench-{fan,kill}.timeline.
 #define BOOST_TEST_MODULE recovery_bench
 #include <boost/test/unit_test.hpp>
 
