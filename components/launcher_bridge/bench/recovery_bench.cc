@@ -50,6 +50,7 @@ namespace {
 const std::vector<std::string> kGrid = {"--nx", "2046", "--ny", "4094"};
 constexpr int kIterations = 60;
 constexpr int kCheckpointEvery = 10;  // as the lab's stencil runs
+constexpr int kRounds = 2;            // runs of each kind in the overhead figure
 
 std::vector<std::string> stencilArgs(bool checkpoints) {
   std::vector<std::string> args = kGrid;
@@ -199,20 +200,30 @@ BOOST_AUTO_TEST_CASE(mpirun_start_up_and_teardown) {
 BOOST_AUTO_TEST_CASE(overhead_without_faults) {
   if (skipped()) return;
   JobLab lab(benchShape());
-  const std::string bare_log = lab.lab.dir() + "/bare.log";
-  const RunTimes bare = bareRun(lab, kIterations, bare_log);
-  expected = resultLine(bare_log);
-  // The whole stack: ftb-run, agents, monitors, the runtime connected; without
-  // and with the periodic checkpoints.
-  lab.shape.stencil = stencilArgs(false);
-  const RunTimes quiet = ftbRun(lab, "QUIET");
-  lab.shape.stencil = stencilArgs(true);
-  const RunTimes checkpointed = ftbRun(lab, "OVER");
+  // Interleaved and repeated, best of each kept: the machine's load from
+  // other work changes within minutes and would otherwise decide the figure.
+  RunTimes bare{1e9, 0}, quiet{1e9, 0}, checkpointed{1e9, 0};
+  auto best = [](RunTimes& kept, const RunTimes& t) {
+    if (t.total < kept.total) kept = t;
+  };
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string bare_log = lab.lab.dir() + "/bare" + std::to_string(round) + ".log";
+    best(bare, bareRun(lab, kIterations, bare_log));
+    const std::string result = resultLine(bare_log);
+    if (round > 0) BOOST_TEST(result == expected);
+    expected = result;
+    // The whole stack: ftb-run, agents, monitors, the runtime connected;
+    // without and with the periodic checkpoints.
+    lab.shape.stencil = stencilArgs(false);
+    best(quiet, ftbRun(lab, "QUIET" + std::to_string(round)));
+    lab.shape.stencil = stencilArgs(true);
+    best(checkpointed, ftbRun(lab, "OVER" + std::to_string(round)));
+  }
   auto overhead = [&](const RunTimes& t) { return 100.0 * (t.total - bare.total) / bare.total; };
-  std::printf("BENCH stencil 8 ranks x 64 MiB, %d iterations: bare mpirun %.2f s; through ftb-run without "
+  std::printf("BENCH stencil 8 ranks x 64 MiB, %d iterations, best of %d: bare mpirun %.2f s; through ftb-run without "
               "checkpoints %.2f s (overhead %.1f %%); with a checkpoint every %d iterations (L3, the runtime's "
               "default) %.2f s (overhead %.1f %%); from RESULT to exit %.2f / %.2f / %.2f s\n",
-              kIterations, bare.total, quiet.total, overhead(quiet), kCheckpointEvery, checkpointed.total,
+              kIterations, kRounds, bare.total, quiet.total, overhead(quiet), kCheckpointEvery, checkpointed.total,
               overhead(checkpointed), bare.teardown, quiet.teardown, checkpointed.teardown);
   std::fflush(stdout);
 }
