@@ -121,12 +121,14 @@ class Client {
   virtual Result<EventId> respond(const Event& request, std::string_view event_name,
                                   std::string_view payload = {}, const Tags& tags = {}) = 0;
 
-  // Publishes `event_name` and collects the responses to it that arrive before
-  // `deadline` passes, or until `max_responses` have arrived (0 = no limit).
+  // Publishes `event_name` (with `tags`, as publish()) and collects the
+  // responses to it that arrive before `deadline` passes, or until
+  // `max_responses` have arrived (0 = no limit).
   virtual Result<std::vector<Event>> request(std::string_view event_name,
                                              std::string_view payload,
                                              std::chrono::milliseconds deadline,
-                                             std::size_t max_responses = 0) = 0;
+                                             std::size_t max_responses = 0,
+                                             const Tags& tags = {}) = 0;
 
   // Returns once the agent has accepted the subscription (or, while the agent is
   // unreachable, once it is recorded for re-establishment). Invalid filters fail

@@ -176,10 +176,10 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
 
 Result<std::vector<Event>> ClientImpl::request(std::string_view event_name,
                                                std::string_view payload, milliseconds deadline,
-                                               std::size_t max_responses) {
+                                               std::size_t max_responses, const Tags& tags) {
   // The collector exists before the event can leave this process, so no
   // response can arrive ahead of it.
-  Result<EventId> id = publishEvent(event_name, payload, {}, nullptr, [&](uint64_t seq) {
+  Result<EventId> id = publishEvent(event_name, payload, tags, nullptr, [&](uint64_t seq) {
     std::lock_guard lock(collect_mu_);
     collectors_[seq].max = max_responses;
   });

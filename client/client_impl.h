@@ -41,8 +41,8 @@ class ClientImpl final : public Client {
   Result<EventId> respond(const Event& request, std::string_view event_name,
                           std::string_view payload, const Tags& tags) override;
   Result<std::vector<Event>> request(std::string_view event_name, std::string_view payload,
-                                     std::chrono::milliseconds deadline,
-                                     std::size_t max_responses) override;
+                                     std::chrono::milliseconds deadline, std::size_t max_responses,
+                                     const Tags& tags) override;
   Result<SubscriptionId> subscribe(SubscribeOptions options) override;
   Status unsubscribe(SubscriptionId id) override;
   Result<std::optional<Notification>> poll(SubscriptionId id,

@@ -16,8 +16,12 @@ std::vector<EventDeclaration> launcherEventDeclarations() {
       {"FTB_MIGRATE_IPT", Severity::kInfo},      {"FTB_STOP", Severity::kWarning},
       {"FTB_JOB_STATE", Severity::kInfo},        {"FTB_JOB_FAILED", Severity::kError},
       {"FTB_DECISION", Severity::kWarning},      {"FTB_CHECKPOINT_OUTCOME", Severity::kInfo},
-      {"FTB_CHECKPOINT_MISSED", Severity::kError},
+      {"FTB_CHECKPOINT_MISSED", Severity::kError},  {"FTB_JOB_RELAUNCH", Severity::kWarning},
   };
+}
+
+std::string_view jobStateEventName(std::string_view state) {
+  return state == "relaunching" || state == "relaunched" ? "FTB_JOB_RELAUNCH" : "FTB_JOB_STATE";
 }
 
 Result<std::unique_ptr<JobChannel>> JobChannel::open(const std::string& job_id, const std::string& agent,

@@ -60,4 +60,10 @@ class JobChannel {
 // The event names ftb-run publishes in FTB.JL.<job>, with their severities.
 std::vector<EventDeclaration> launcherEventDeclarations();
 
+// The event that reports job state `state`. A declared event has one
+// severity, so the states of a recovery (`relaunching`, `relaunched`) are
+// FTB_JOB_RELAUNCH (WARNING) and the others (`launched`, `running`,
+// `finished`) FTB_JOB_STATE (INFO); both carry the same tags.
+std::string_view jobStateEventName(std::string_view state);
+
 }  // namespace ftb::launcher

@@ -29,7 +29,7 @@ Launcher::Launcher(LauncherOptions options, JobChannel& channel, Policy& policy,
 void Launcher::jobState(const std::string& state, const std::string& corr, const std::string& extra) {
   Tags tags{{"state", state}, {"attempt", std::to_string(attempt_)}};
   if (!corr.empty()) tags["corr"] = corr;
-  (void)channel_.publish("FTB_JOB_STATE", "job " + options_.job_id + " " + state + extra, tags);
+  (void)channel_.publish(std::string(jobStateEventName(state)), "job " + options_.job_id + " " + state + extra, tags);
   spdlog::info("job {} {} (attempt {}){}", options_.job_id, state, attempt_, extra);
 }
 

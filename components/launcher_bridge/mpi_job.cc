@@ -5,12 +5,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace ftb::launcher {
+
+namespace {
+// Open MPI gives the ranks of a run that ends with a non-zero exit code
+// odls_base_sigkill_timeout seconds (default 1) between SIGTERM and SIGKILL,
+// and a migration always ends with exit code 75 after the ranks have
+// checkpointed: the grace only delays the relaunch. ftb-run sets it to 0
+// unless the caller chose a value (--mpirun-arg or OMPI_MCA_ in the environment).
+constexpr const char* kSigkillTimeout = "odls_base_sigkill_timeout";
+
+bool callerSets(const MpiJobSpec& spec, const std::string& param) {
+  if (std::getenv(("OMPI_MCA_" + param).c_str()) != nullptr) return true;
+  return std::find(spec.mpirun_args.begin(), spec.mpirun_args.end(), param) != spec.mpirun_args.end();
+}
+}  // namespace
 
 std::vector<std::string> mpirunCommand(const MpiJobSpec& spec) {
   std::vector<std::string> cmd{spec.mpirun};
   if (geteuid() == 0) cmd.push_back("--allow-run-as-root");
   cmd.insert(cmd.end(), {"--host", spec.host_list, "--map-by", "slot", "-np", std::to_string(spec.ranks)});
+  if (!callerSets(spec, kSigkillTimeout)) cmd.insert(cmd.end(), {"--mca", kSigkillTimeout, "0"});
   for (const auto& [key, value] : spec.env) cmd.insert(cmd.end(), {"-x", key});
   cmd.insert(cmd.end(), spec.mpirun_args.begin(), spec.mpirun_args.end());
   cmd.insert(cmd.end(), spec.program.begin(), spec.program.end());

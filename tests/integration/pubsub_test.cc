@@ -69,3 +69,32 @@ BOOST_AUTO_TEST_CASE(callback_subscriber_and_request_response) {
   BOOST_CHECK_EQUAL((*responses)[0].payload, "ok:epoch7");
   BOOST_CHECK((*responses)[0].type == ftb::EventType::kResponse);
 }
+
+BOOST_AUTO_TEST_CASE(request_carries_tags_to_the_responder) {
+  AgentProcess agent;
+  auto responder = connectOrFail(agent.ipcEndpoint(), "FTB.MPI.FTBCKPT", "rank0");
+  auto requester = connectOrFail(agent.ipcEndpoint(), "FTB.JL.JOB2", "launcher");
+  BOOST_REQUIRE(requester->declare({{"FTB_CHECKPOINT", ftb::Severity::kInfo}}).ok());
+  BOOST_REQUIRE(responder->declare({{"FTB_CHECKPOINT_DONE", ftb::Severity::kInfo}}).ok());
+  ftb::Client* r = responder.get();
+  // The responder answers with the request's tags echoed back, so the
+  // requester sees what arrived.
+  auto sub = responder->subscribe(
+      {.filter = "event_space=FTB.JL.JOB2", .callback = [r](const ftb::Notification& n) {
+         if (n.kind != ftb::Notification::Kind::kEvent) return;
+         ftb::Tags echo = n.event.tags;
+         echo["rank"] = "0";
+         (void)r->respond(n.event, "FTB_CHECKPOINT_DONE", "done", echo);
+       }});
+  BOOST_REQUIRE(sub.ok());
+  auto responses = requester->request("FTB_CHECKPOINT", "checkpoint now", 5s, 1,
+                                      {{"corr", "J2-1"}, {"level", "L2"}});
+  BOOST_REQUIRE_MESSAGE(responses.ok(), responses.status().toString());
+  BOOST_REQUIRE_EQUAL(responses->size(), 1u);
+  const ftb::Event& answer = (*responses)[0];
+  BOOST_CHECK(answer.type == ftb::EventType::kResponse);
+  BOOST_CHECK_EQUAL(answer.tags.at("corr"), "J2-1");
+  BOOST_CHECK_EQUAL(answer.tags.at("level"), "L2");
+  BOOST_CHECK_EQUAL(answer.tags.at("rank"), "0");
+  BOOST_CHECK_EQUAL(answer.tags.size(), 3u);
+}

@@ -136,7 +136,7 @@ void NetnsLab::createNode(std::size_t i) {
   const std::string pidfile = dir() + "/" + node + ".anchor";
   spawn({"nsenter", "--net=/run/netns/" + n, "unshare", "--uts", "--mount", "--propagation", "private", "--fork",
          "sh", "-c",
-         "hostname " + node + " && mount -t tmpfs -o size=512m tmpfs /dev/shm && echo $$ > " + pidfile +
+         "hostname " + node + " && mount -t tmpfs -o size=4g tmpfs /dev/shm && echo $$ > " + pidfile +
              ".tmp && mv " + pidfile + ".tmp " + pidfile + " && exec sleep infinity"},
         dir() + "/" + node + ".anchor.log");
   for (int waited = 0; anchor(node) <= 0; waited += 20) {

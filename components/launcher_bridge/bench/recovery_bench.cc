@@ -1,0 +1,272 @@
+// Recovery time and run-time overhead of the whole stack at the size:
+// mpi_bridge's stencil with 8 ranks protecting 64 MiB each, 2 ranks on each of
+// n1..n4 of the netns lab (lab/job_lab.h), n5 the hot spare, an ftb-agent,
+// an ipmi_sim BMC and an ftb-ipmi per node.
+//
+//   bazel run -c opt //components/launcher_bridge/bench:recovery_bench   (root)
+//
+// Prints BENCH lines:
+// - mpirun's own start-up + teardown across the lab (0 iterations, median of 5);
+// - the stencil without faults, bare (`mpirun stencil`, FTBCKPT_AGENT=0, no
+//   checkpoints) and through ftb-run (agents, monitors, runtime connected),
+//   without and with a checkpoint every 10 iterations as in the lab, and the
+//   overhead;
+// - fault -> computing again, from the events' own timestamps, for FAN1 of n2
+//   set to 0 RPM (migration of its 2 ranks to n5) and for n3 killed outright
+//   (every process in it and its /dev/shm; relaunch on n5, rebuild from parity),
+//   split into detection, decision, checkpoint, relaunch, start-up and restore.
+// Every run's checksum is compared with the bare run's (the fault cases only
+// when the overhead case ran before them, as in a full run). Each fault run
+// leaves its timeline in /tmp/recovery_bench-{fan,kill}.timeline.
+#define BOOST_TEST_MODULE recovery_bench
+#include <boost/test/unit_test.hpp>
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+
+#include "components/ipmi/testing/monitor_process.h"
+#include "components/launcher_bridge/lab/job_lab.h"
+
+using namespace std::chrono_literals;
+using ftb::Event;
+using ftb::launcher::lab::is;
+using ftb::launcher::lab::JobLab;
+using ftb::launcher::lab::JobShape;
+using ftb::launcher::lab::now;
+using ftb::launcher::lab::seconds;
+using ftb::launcher::lab::skipped;
+using ftb::launcher::lab::tag;
+using ftb::testing::runfile;
+
+namespace {
+
+// 2046 x 4094 interior + halo = 2048 x 4096 doubles = 64 MiB protected per rank.
+const std::vector<std::string> kGrid = {"--nx", "2046", "--ny", "4094"};
+constexpr int kIterations = 60;
+constexpr int kCheckpointEvery = 10;  // as the lab's stencil runs
+constexpr int kRounds = 2;            // runs of each kind in the overhead figure
+
+std::vector<std::string> stencilArgs(bool checkpoints) {
+  std::vector<std::string> args = kGrid;
+  args.insert(args.end(), {"--iterations", std::to_string(kIterations)});
+  if (checkpoints) args.insert(args.end(), {"--checkpoint-every", std::to_string(kCheckpointEvery)});
+  return args;
+}
+
+JobShape benchShape() {
+  return {.nodes = {"n1", "n2", "n3", "n4", "n5"},
+          .job_nodes = {"n1", "n2", "n3", "n4"},
+          .ranks_per_node = 2,
+          .stencil = stencilArgs(true)};
+}
+
+// `bazel run` does not set RUNFILES_DIR; runfile() needs it.
+struct Runfiles {
+  Runfiles() {
+    if (std::getenv("TEST_SRCDIR") != nullptr || std::getenv("RUNFILES_DIR") != nullptr) return;
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) setenv("RUNFILES_DIR", (std::string(buf, static_cast<std::size_t>(n)) + ".runfiles").c_str(), 1);
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(Runfiles);
+
+std::string resultLine(const std::string& log) {
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.rfind("RESULT ");
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, "no RESULT line:\n" << text);
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+// The bare run's answer, computed once: every other run must match it.
+std::string expected;
+
+void printSplit(const char* scenario, double injected, const Event& detected, const Event& decided,
+                const std::optional<Event>& checkpointed, const Event& relaunched, const Event& running,
+                double restore_s) {
+  const double ck = checkpointed ? seconds(*checkpointed) : seconds(decided);
+  const double after_relaunch = seconds(running) - seconds(relaunched);
+  std::printf(
+      "BENCH %s: fault -> computing again %.3f s = detection %.3f + decision %.3f + checkpoint %.3f + "
+      "relaunch %.3f + start-up %.3f + restore %.3f\n",
+      scenario, seconds(running) - injected, seconds(detected) - injected, seconds(decided) - seconds(detected),
+      ck - seconds(decided), seconds(relaunched) - ck, after_relaunch - restore_s, restore_s);
+  std::fflush(stdout);
+}
+
+// The slowest rank's own restore time (FTB_RESTART_DONE `seconds`) for `corr`.
+double restoreSeconds(JobLab& lab, const std::string& corr) {
+  double slowest = 0;
+  for (const Event& e : lab.story->events()) {
+    if (e.event_name == "FTB_RESTART_DONE" && tag(e, "corr") == corr) {
+      slowest = std::max(slowest, std::atof(tag(e, "seconds").c_str()));
+    }
+  }
+  return slowest;
+}
+
+// Every event of the story from `since` with its time relative to it, and
+// ftb-run's log, kept in /tmp for reading where the time went.
+void keepTimeline(JobLab& lab, const std::string& name, double since) {
+  const std::string path = "/tmp/recovery_bench-" + name + ".timeline";
+  std::ofstream out(path);
+  for (const Event& e : lab.story->events()) {
+    if (seconds(e) < since - 1) continue;
+    char when[32];
+    std::snprintf(when, sizeof when, "%+8.3f ", seconds(e) - since);
+    out << when << e.event_space << " " << e.event_name << " " << e.payload << "\n";
+  }
+  std::ifstream log(lab.log);
+  std::ofstream(path + ".ftb-run.log") << log.rdbuf();
+  std::printf("  (events relative to the fault: %s, ftb-run's log: %s.ftb-run.log)\n", path.c_str(), path.c_str());
+}
+
+// The first `name` event published at or after `since`.
+Event firstAfter(JobLab& lab, const std::string& name, double since) {
+  return lab.require([&](const Event& e) { return e.event_name == name && seconds(e) >= since; }, name);
+}
+
+// How long child `pid` ran from `t0` and how long after the RESULT line
+// appeared in its `log` it took to exit (the ranks' and mpirun's teardown).
+struct RunTimes {
+  double total = 0;
+  double teardown = 0;
+};
+RunTimes timeRun(pid_t pid, const std::string& log, double t0) {
+  double result_at = 0;
+  std::optional<int> code;
+  while (!(code = ftb::launcher::lab::waitExit(pid, 5)) && now() - t0 < 600) {
+    if (result_at == 0) {
+      std::ifstream in(log);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.find("RESULT ") != std::string::npos) result_at = now();
+    }
+  }
+  const double end = now();
+  BOOST_REQUIRE_MESSAGE(code == 0, "the run failed or hung; see " << log);
+  return {end - t0, result_at > 0 ? end - result_at : 0};
+}
+
+// Bare: mpirun of the stencil across the lab's job nodes, no ftb at all
+// (FTBCKPT_AGENT=0, no checkpoints).
+RunTimes bareRun(JobLab& lab, int iterations, const std::string& log) {
+  setenv("OMPI_MCA_mca_base_param_files", lab.lab.mcaParamFile().c_str(), 1);
+  std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--host", "n1:2,n2:2,n3:2,n4:2",
+                                   "--map-by", "slot", "-np", "8", "-x", "FTBCKPT_AGENT=0",
+                                   runfile("components/mpi_bridge/examples/stencil")};
+  argv.insert(argv.end(), kGrid.begin(), kGrid.end());
+  argv.insert(argv.end(), {"--iterations", std::to_string(iterations)});
+  const double t0 = now();
+  return timeRun(lab.lab.spawn(lab.lab.inHead(argv), log), log, t0);
+}
+
+// ftb-run with the shape's stencil; its log has the RESULT line.
+RunTimes ftbRun(JobLab& lab, const std::string& job) {
+  const double t0 = now();
+  const pid_t pid = lab.start(job, {"--spares", "n5"});
+  const RunTimes times = timeRun(pid, lab.log, t0);
+  BOOST_TEST(resultLine(lab.log) == expected);
+  return times;
+}
+
+}  // namespace
+
+// What every relaunch pays for mpirun itself: start-up and teardown across
+// the namespaces, median of 5 (OMPI_MCA_* in the environment reach mpirun).
+BOOST_AUTO_TEST_CASE(mpirun_start_up_and_teardown) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  std::vector<double> runs, teardowns;
+  for (int i = 0; i < 5; ++i) {
+    const RunTimes t = bareRun(lab, 0, lab.lab.dir() + "/empty" + std::to_string(i) + ".log");
+    runs.push_back(t.total);
+    teardowns.push_back(t.teardown);
+  }
+  std::sort(runs.begin(), runs.end());
+  std::sort(teardowns.begin(), teardowns.end());
+  std::printf("BENCH mpirun start-up + teardown across the lab (stencil, 0 iterations, 8 ranks): median %.2f s "
+              "(min %.2f, max %.2f), of which from RESULT to mpirun's exit %.2f s\n",
+              runs[2], runs[0], runs[4], teardowns[2]);
+  std::fflush(stdout);
+}
+
+BOOST_AUTO_TEST_CASE(overhead_without_faults) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  // Interleaved and repeated, best of each kept: the machine's load from
+  // other work changes within minutes and would otherwise decide the figure.
+  RunTimes bare{1e9, 0}, quiet{1e9, 0}, checkpointed{1e9, 0};
+  auto best = [](RunTimes& kept, const RunTimes& t) {
+    if (t.total < kept.total) kept = t;
+  };
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string bare_log = lab.lab.dir() + "/bare" + std::to_string(round) + ".log";
+    best(bare, bareRun(lab, kIterations, bare_log));
+    const std::string result = resultLine(bare_log);
+    if (round > 0) BOOST_TEST(result == expected);
+    expected = result;
+    // The whole stack: ftb-run, agents, monitors, the runtime connected;
+    // without and with the periodic checkpoints.
+    lab.shape.stencil = stencilArgs(false);
+    best(quiet, ftbRun(lab, "QUIET" + std::to_string(round)));
+    lab.shape.stencil = stencilArgs(true);
+    best(checkpointed, ftbRun(lab, "OVER" + std::to_string(round)));
+  }
+  auto overhead = [&](const RunTimes& t) { return 100.0 * (t.total - bare.total) / bare.total; };
+  std::printf("BENCH stencil 8 ranks x 64 MiB, %d iterations, best of %d: bare mpirun %.2f s; through ftb-run without "
+              "checkpoints %.2f s (overhead %.1f %%); with a checkpoint every %d iterations (L3, the runtime's "
+              "default) %.2f s (overhead %.1f %%); from RESULT to exit %.2f / %.2f / %.2f s\n",
+              kIterations, kRounds, bare.total, quiet.total, overhead(quiet), kCheckpointEvery, checkpointed.total,
+              overhead(checkpointed), bare.teardown, quiet.teardown, checkpointed.teardown);
+  std::fflush(stdout);
+}
+
+BOOST_AUTO_TEST_CASE(fan_failure_migrates_to_the_spare) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  pid_t pid = lab.start("FAN", {"--spares", "n5"});
+  lab.awaitComputing("FAN");
+  const double injected = now();
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");  // FAN1 to 0 RPM, as lab_test does
+
+  Event fanfail = lab.require(ftb::ipmi::testing::named("FTB_IPMI_FANFAIL", "n2"), "FTB_IPMI_FANFAIL of n2");
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the migrate decision");
+  const std::string corr = tag(decision, "corr");
+  Event pic = lab.require(is("FTB_MIGRATE_PIC", {{"corr", corr}, {"source", "n2"}}), "FTB_MIGRATE_PIC", 0, 120s);
+  Event relaunched =
+      lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch", 0, 120s);
+  Event running = lab.requireRestored(corr, {2, 3});
+  const std::string result = lab.finish(pid);
+  if (!expected.empty()) BOOST_TEST(result == expected);
+  printSplit("fan failure on n2, 2 ranks migrate to n5", injected, fanfail, decision, pic, relaunched, running,
+             restoreSeconds(lab, corr));
+  keepTimeline(lab, "fan", injected);
+}
+
+BOOST_AUTO_TEST_CASE(node_killed_is_relaunched_and_rebuilt) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  pid_t pid = lab.start("KILL", {"--spares", "n5"});
+  lab.awaitComputing("KILL");
+  const double injected = now();
+  lab.lab.killNode("n3");  // its agent, orted, ranks and /dev/shm, as lab_test does
+
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), "the relaunch decision");
+  const std::string corr = tag(decision, "corr");
+  Event trigger = firstAfter(lab, tag(decision, "trigger"), injected);
+  Event relaunched =
+      lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch", 0, 120s);
+  Event running = lab.requireRestored(corr, {4, 5});
+  const std::string result = lab.finish(pid);
+  if (!expected.empty()) BOOST_TEST(result == expected);
+  printSplit("n3 killed, relaunch on n5 + rebuild", injected, trigger, decision, std::nullopt, relaunched, running,
+             restoreSeconds(lab, corr));
+  keepTimeline(lab, "kill", injected);
+}

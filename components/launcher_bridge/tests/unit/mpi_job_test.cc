@@ -1,0 +1,60 @@
+#define BOOST_TEST_MODULE launcher_mpi_job
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "components/launcher_bridge/mpi_job.h"
+
+using namespace ftb::launcher;
+
+namespace {
+MpiJobSpec spec() {
+  MpiJobSpec s;
+  s.host_list = "n1:2,n2:2";
+  s.ranks = 4;
+  s.program = {"stencil", "--iterations", "10"};
+  s.env = {{"FTB_JOB_ID", "J1"}};
+  return s;
+}
+
+// The value following `--mca <param>` in `cmd`, or "" if it is not there.
+std::string mcaValue(const std::vector<std::string>& cmd, const std::string& param) {
+  for (std::size_t i = 0; i + 2 < cmd.size(); ++i) {
+    if (cmd[i] == "--mca" && cmd[i + 1] == param) return cmd[i + 2];
+  }
+  return "";
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(hosts_ranks_exports_and_program_in_order) {
+  unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+  auto cmd = mpirunCommand(spec());
+  BOOST_TEST(cmd.front() == "mpirun");
+  auto host = std::find(cmd.begin(), cmd.end(), "--host");
+  BOOST_TEST_REQUIRE((host != cmd.end() && host + 1 != cmd.end()));
+  BOOST_TEST(*(host + 1) == "n1:2,n2:2");
+  auto np = std::find(cmd.begin(), cmd.end(), "-np");
+  BOOST_TEST_REQUIRE((np != cmd.end() && np + 1 != cmd.end()));
+  BOOST_TEST(*(np + 1) == "4");
+  auto x = std::find(cmd.begin(), cmd.end(), "-x");
+  BOOST_TEST_REQUIRE((x != cmd.end() && x + 1 != cmd.end()));
+  BOOST_TEST(*(x + 1) == "FTB_JOB_ID");
+  BOOST_TEST((std::vector<std::string>(cmd.end() - 3, cmd.end()) == spec().program));
+}
+
+BOOST_AUTO_TEST_CASE(no_sigkill_grace_unless_the_caller_sets_one) {
+  unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+  BOOST_TEST(mcaValue(mpirunCommand(spec()), "odls_base_sigkill_timeout") == "0");
+
+  MpiJobSpec own = spec();
+  own.mpirun_args = {"--mca", "odls_base_sigkill_timeout", "3"};
+  auto cmd = mpirunCommand(own);
+  BOOST_TEST(std::count(cmd.begin(), cmd.end(), "odls_base_sigkill_timeout") == 1);
+  BOOST_TEST(mcaValue(cmd, "odls_base_sigkill_timeout") == "3");
+
+  setenv("OMPI_MCA_odls_base_sigkill_timeout", "2", 1);
+  cmd = mpirunCommand(spec());
+  BOOST_TEST(std::count(cmd.begin(), cmd.end(), "odls_base_sigkill_timeout") == 0);
+  unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+}
