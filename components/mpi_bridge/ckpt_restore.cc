@@ -53,7 +53,7 @@ bool CheckpointRestorer::groupRestorable(const RestorePlan& plan, const std::vec
   }
   if (lost.empty()) return true;
   if (plan.level == Level::kL2 && g >= 2) {
-    return std::all_of(lost.begin(), lost.end(), [&](int p) { return plan.present[members[(p + 1) % g]]; });
+    return std::all_of(lost.begin(), lost.end(), [&](int p) { return plan.holds_copy[members[(p + 1) % g]]; });
   }
   GroupCode code = groupCode(plan.level, g, plan.rs_m);
   return code.m >= static_cast<int>(lost.size());
@@ -99,6 +99,14 @@ RestorePlan CheckpointRestorer::plan() {
     plan.level = static_cast<Level>(head[1]);
     plan.rs_m = static_cast<int>(head[2]);
     plan.group_of.assign(head.begin() + 4, head.end());
+    int holds = 0;  // my file of c holds my predecessor's blob
+    for (const auto& f : found_) {
+      if (f.meta.ckpt_id != c) continue;
+      for (const auto& sec : f.meta.sections) holds |= sec.kind == SectionKind::kPartner ? 1 : 0;
+    }
+    std::vector<int> all_holds(job_.size);
+    MPI_Allgather(&holds, 1, MPI_INT, all_holds.data(), 1, MPI_INT, job_.comm);
+    plan.holds_copy.assign(all_holds.begin(), all_holds.end());
     Groups groups = groupsFromTable(std::vector<int>(plan.group_of.begin(), plan.group_of.end()));
     bool ok = std::all_of(groups.members.begin(), groups.members.end(),
                           [&](const std::vector<int>& m) { return groupRestorable(plan, m); });

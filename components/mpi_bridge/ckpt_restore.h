@@ -5,7 +5,8 @@
 // relaunched elsewhere, or on a node whose memory was wiped, finds nothing) and
 // verifies every checksum. A checkpoint is restorable if, in every group of the
 // layout it was written with, the missing members can be rebuilt: L2 from the
-// successor's partner copy, L3/L4 if no more than m are missing. Otherwise the
+// successor's partner copy (a migration's L2 copies only the leaving ranks'
+// blobs), L3/L4 if no more than m are missing. Otherwise the
 // newest checkpoint flushed by every rank (L5) is used.
 #pragma once
 
@@ -34,6 +35,7 @@ struct RestorePlan {
   int rs_m = 0;
   std::vector<int32_t> group_of;
   std::vector<char> present;  // world rank -> its own file of ckpt_id verified
+  std::vector<char> holds_copy;  // world rank -> its file holds its predecessor's blob (L2)
 };
 
 class CheckpointRestorer {

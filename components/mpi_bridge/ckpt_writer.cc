@@ -35,11 +35,11 @@ void CheckpointWriter::removeAll() {
 }
 
 Result<WriteReport> CheckpointWriter::write(int64_t ckpt_id, int64_t iteration, Level level,
-                                            const std::vector<Protected>& buffers) {
+                                            const std::vector<Protected>& buffers, const std::string& leaving_node) {
   if (auto s = finishPending(); !s.ok()) return s;
-  auto pending = prepare(ckpt_id, iteration, level, buffers);
+  auto pending = prepare(ckpt_id, iteration, level, buffers, leaving_node);
   if (!pending) return pending.status();
-  const bool exchange = pending->partner || pending->code.m > 0;
+  const bool exchange = level == Level::kL2 || pending->code.m > 0;
   if (async_comm_ != MPI_COMM_NULL && exchange) {
     // L1 is done; the group exchange and the agreement run on their own
     // communicators so the application's MPI calls can go on meanwhile.
@@ -77,11 +77,15 @@ void CheckpointWriter::enableAsync() {
 }
 
 Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteration, Level level,
-                                               const std::vector<Protected>& buffers) {
+                                               const std::vector<Protected>& buffers, const std::string& leaving_node) {
   const auto& members = job_.groups.members[job_.groups.group_of[job_.rank]];
   const int g = static_cast<int>(members.size());
   const int pos = job_.groups.position[job_.rank];
   const bool partner = level == Level::kL2 && g >= 2;
+  auto copied = [&](int position) {  // does this member's blob get a partner copy?
+    return partner && (leaving_node.empty() || job_.node_of_rank[members[position]] == leaving_node);
+  };
+  const bool partner_in = copied((pos + g - 1) % g);
   const GroupCode code = groupCode(level, g, job_.config.rs_m);
 
   PendingWrite p;
@@ -110,13 +114,13 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   }
 
   // Section layout.
-  std::size_t section_count = 1 + (partner ? 1 : 0) + code.m;
+  std::size_t section_count = 1 + (partner_in ? 1 : 0) + code.m;
   std::size_t meta_size = metaBytes(job_.size, g, section_count);
   std::size_t off = alignUp(sizeof(FileHeader) + meta_size, kMetaAlign);
   meta.sections.push_back({SectionKind::kOwn, pos, off, my_bytes, 0});
   off = alignUp(off + own_area, kSectionAlign);
   const int pred = (pos + g - 1) % g;
-  if (partner) {
+  if (partner_in) {
     meta.sections.push_back({SectionKind::kPartner, pred, off, meta.blob_bytes[pred], 0});
     off = alignUp(off + meta.blob_bytes[pred], kSectionAlign);
   }
@@ -147,7 +151,8 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   p.file = slot->data();
   p.pos = pos;
   p.g = g;
-  p.partner = partner;
+  p.partner_out = copied(pos);
+  p.partner_in = partner_in;
   p.code = code;
   p.meta_size = meta_size;
   p.total = total;
@@ -178,21 +183,26 @@ Status CheckpointWriter::complete(PendingWrite& p, MPI_Comm comm) {
   CkptMeta& meta = p.meta;
   uint8_t* file = p.file;
   const int g = p.g, pos = p.pos, pred = (pos + g - 1) % g;
-  const bool partner = p.partner;
   const GroupCode code = p.code;
   const Section& own = meta.sections[0];
   const uint64_t my_bytes = own.length;
   const auto& members = job_.groups.members[job_.groups.group_of[job_.rank]];
   FileHeader header;
   Status status;
-  if (partner) {  // L2: my blob goes to my successor, my predecessor's comes to me
-    Section& copy = meta.sections[1];
+  if (p.partner_out || p.partner_in) {  // L2: my blob goes to my successor, my predecessor's comes to me
+    uint8_t* copy_data = nullptr;
+    uint64_t copy_bytes = 0;
+    if (p.partner_in) {
+      copy_data = file + meta.sections[1].offset;
+      copy_bytes = meta.sections[1].length;
+    }
     const int succ = (pos + 1) % g;
     int rc = MPI_SUCCESS;
-    copy.crc =
-        exchangeChunked(file + own.offset, my_bytes, succ, file + copy.offset, copy.length, pred, kTagCopy, comm, rc);
+    const uint32_t crc = exchangeChunked(file + own.offset, p.partner_out ? my_bytes : 0, succ, copy_data, copy_bytes,
+                                         pred, kTagCopy, comm, rc);
+    if (p.partner_in) meta.sections[1].crc = crc;
     status = mpiStatus(rc, "partner copy");
-    if (status.ok() && copy.crc != meta.blob_crc[pred]) {
+    if (status.ok() && p.partner_in && crc != meta.blob_crc[pred]) {
       status = internalError("the partner copy from rank " + std::to_string(members[pred]) + " fails its checksum");
     }
   }

@@ -36,7 +36,8 @@ struct PendingWrite {
   uint8_t* file = nullptr;
   int pos = 0;
   int g = 0;
-  bool partner = false;
+  bool partner_out = false;  // L2: my blob goes to my successor
+  bool partner_in = false;   // L2: my predecessor's blob comes to me
   GroupCode code;
   std::size_t meta_size = 0;
   std::size_t total = 0;
@@ -58,7 +59,10 @@ class CheckpointWriter {
   int64_t pendingId() const { return pending_id_; }
 
   // Fails on every rank if it failed on any (the message says whether locally).
-  Result<WriteReport> write(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers);
+  // `leaving_node` (L2 before a migration): only the blobs of ranks on that
+  // node get partner copies; everyone else restarts where its L1 copy is.
+  Result<WriteReport> write(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers,
+                            const std::string& leaving_node = "");
 
   // The slot file of a complete checkpoint, for the flusher (nullptr if none).
   const ShmSegment* slot(int64_t ckpt_id) const;
@@ -68,7 +72,8 @@ class CheckpointWriter {
 
  private:
   // Phase 1 on the job's communicators: layout, file, L1, checksums.
-  Result<PendingWrite> prepare(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers);
+  Result<PendingWrite> prepare(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers,
+                               const std::string& leaving_node);
   // Phase 2 on `comm` (the group): partner copy or parity, meta, complete mark.
   Status complete(PendingWrite& p, MPI_Comm comm);
   Status encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g, MPI_Comm comm);

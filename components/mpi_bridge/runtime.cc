@@ -131,7 +131,9 @@ class RuntimeImpl : public Runtime {
 
   // wait: also the group part of an asynchronous checkpoint (requests are
   // answered only once the checkpoint is complete everywhere).
-  Result<CheckpointReport> checkpointAt(std::optional<Level> requested, long iteration, bool wait) {
+  // leaving_node: see CheckpointWriter::write.
+  Result<CheckpointReport> checkpointAt(std::optional<Level> requested, long iteration, bool wait,
+                                        const std::string& leaving_node = "") {
     if (Status s = finishAsync(); !s.ok()) return s;
     const Level level = requested.value_or(job_.config.level);
     if (level == Level::kL5 && !flusher_) return invalidArgument("level L5 needs FTBCKPT_FLUSH_DIR");
@@ -139,7 +141,7 @@ class RuntimeImpl : public Runtime {
       flusher_->wait();  // it still reads the slot this checkpoint overwrites
     }
     const auto begin = Clock::now();
-    auto w = writer_.write(next_ckpt_id_, iteration, level, buffers_);
+    auto w = writer_.write(next_ckpt_id_, iteration, level, buffers_, leaving_node);
     if (!w) return w.status();
     if (w->pending && wait) {
       if (Status s = writer_.finishPending(); !s.ok()) return s;  // the id is written again next time
@@ -192,7 +194,10 @@ class RuntimeImpl : public Runtime {
           answerServed();
           break;
         }
-        if (serve(a, job_.config.migrate_level)) {
+        // Only the leaving ranks' data must reach other nodes (at L2); the
+        // others restart where their L1 copy is.
+        const std::string leaving = job_.config.migrate_level == Level::kL2 ? std::string(a.source) : "";
+        if (serve(a, job_.config.migrate_level, leaving)) {
           publishMigratePic(a);
           relaunch_pending_ = true;
           exit_code_ = kExitRelaunch;
@@ -288,8 +293,8 @@ class RuntimeImpl : public Runtime {
   }
 
   // Checkpoints for request `a` and records the answer; true if it succeeded.
-  bool serve(const Action& a, std::optional<Level> level) {
-    auto r = checkpointAt(level, iteration_, /*wait=*/true);
+  bool serve(const Action& a, std::optional<Level> level, const std::string& leaving_node = "") {
+    auto r = checkpointAt(level, iteration_, /*wait=*/true, leaving_node);
     Answer answer;
     answer.ok = r.ok();
     if (r) answer.report = *r;
