@@ -116,9 +116,10 @@ struct Watcher {
 // A stencil job on n0,n1,n0,n1 whose ranks are connected to a fresh agent,
 // and a watcher of FTB.MPI.FTBCKPT.
 struct LiveJob {
-  explicit LiveJob(const std::string& name) : watch(agent), job(stencil(name)), id(job.jobId()) {
+  explicit LiveJob(const std::string& name, const std::vector<std::string>& nodes = {"n0", "n1", "n0", "n1"})
+      : watch(agent), job(stencil(name)), id(job.jobId()) {
     job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
-    job.start({"n0", "n1", "n0", "n1"}, kArgs);
+    job.start(nodes, kArgs);
     awaitRanks(agent, id, 4);
   }
   // Publishes a launcher request in FTB.JL.<job> with ftbctl; returns its event id.
@@ -193,6 +194,38 @@ BOOST_AUTO_TEST_CASE(a_migration_moves_the_ranks_of_a_node) {
   BOOST_CHECK_EQUAL(rebuilt["1"], "L2/partner");
   BOOST_CHECK_EQUAL(rebuilt["2"], "L1/none");
   BOOST_CHECK_EQUAL(rebuilt["3"], "L2/partner");
+}
+
+// A migration's L2 checkpoint copies only the leaving node's blobs. If another
+// node dies before the relaunch, that checkpoint cannot restore it: the job
+// resumes from the full checkpoint before, and still gets the right answer.
+BOOST_AUTO_TEST_CASE(a_node_lost_after_a_migration_checkpoint_resumes_from_the_one_before) {
+  const std::string expected = failureFree();
+  LiveJob live("EV_MIGLOSS", {"n0", "n1", "n2", "n3"});  // one group of four, a partner ring
+  live.request("FTB_CHECKPOINT --severity info --tag corr=C1 --tag level=L2");
+  auto done = live.awaitEvents("FTB_CHECKPOINT_DONE", 4);
+  BOOST_REQUIRE_EQUAL(done.size(), 4u);
+  const std::string full_id = done[0].tags.at("ckpt_id");
+  live.request("FTB_MIGRATE --severity warning --tag corr=M2 --tag source=n1");
+  MpiRun first = live.job.finish();
+  BOOST_TEST_INFO("mpirun output:\n" << first.output);
+  BOOST_REQUIRE_EQUAL(first.exit_code, 75);
+
+  // Rank 1 moves to s1 as planned, but n3 dies meanwhile: rank 3's partner
+  // copy exists only in the full checkpoint.
+  live.job.wipeNode("n3");
+  live.job.setEnv("FTB_CORR_ID", "M2");
+  MpiRun second = live.job.run({"n0", "s1", "n2", "s3"}, kArgs);
+  BOOST_CHECK_EQUAL(result(second), expected);
+  auto restarts = live.awaitEvents("FTB_RESTART_DONE", 4);
+  BOOST_REQUIRE_EQUAL(restarts.size(), 4u);
+  for (const auto& e : restarts) {
+    BOOST_TEST_CONTEXT("rank " << e.tags.at("rank")) {
+      BOOST_CHECK_EQUAL(e.tags.at("ckpt_id"), full_id);
+      const bool moved = e.tags.at("rank") == "1" || e.tags.at("rank") == "3";
+      BOOST_CHECK_EQUAL(e.tags.at("rebuilt"), moved ? "partner" : "none");
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
