@@ -202,7 +202,7 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
         MPI_Send(head, 2, MPI_UINT64_T, j, kTagRebuild, comm);
         int rc = MPI_SUCCESS;
         if (copy) exchangeChunked(mine->file.data() + copy->offset, copy->length, j, nullptr, 0, j, kTagRebuild, comm, rc);
-        if (rc != MPI_SUCCESS) status = internalError("sending the partner copy of group member " + std::to_string(j) + " failed");
+        if (status.ok()) status = mpiStatus(rc, "sending the partner copy of group member " + std::to_string(j));
       } else if (pos == j) {
         uint64_t head[2];
         MPI_Recv(head, 2, MPI_UINT64_T, succ, kTagRebuild, comm, MPI_STATUS_IGNORE);
@@ -211,8 +211,9 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
         rebuilt->bytes = head[0];
         rebuilt->crc = static_cast<uint32_t>(head[1]);
         int rc = MPI_SUCCESS;
-        exchangeChunked(nullptr, 0, succ, rebuilt->data.data(), head[0], succ, kTagRebuild, comm, rc);
-        if (rc != MPI_SUCCESS) status = internalError("receiving my partner copy failed");
+        rebuilt->received_crc =
+            exchangeChunked(nullptr, 0, succ, rebuilt->data.data(), head[0], succ, kTagRebuild, comm, rc);
+        if (status.ok()) status = mpiStatus(rc, "receiving my partner copy");
         result.source = Level::kL2;
         result.rebuilt = "partner";
       }
@@ -241,7 +242,8 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
   if (!rebuilt || rebuilt->bytes == 0) {
     return internalError("no data for rank " + std::to_string(job_.rank) + " in its group");
   }
-  const uint32_t crc = crc32c(rebuilt->data.data(), rebuilt->bytes);
+  const uint32_t crc =
+      rebuilt->received_crc ? *rebuilt->received_crc : crc32c(rebuilt->data.data(), rebuilt->bytes);
   if (crc != rebuilt->crc) {
     return internalError("rank " + std::to_string(job_.rank) + ": the blob rebuilt from " + result.rebuilt +
                          " fails its checksum (expected " + std::to_string(rebuilt->crc) + ", got " +

@@ -9,16 +9,7 @@
 namespace ftb::mpi_bridge {
 namespace {
 
-constexpr std::size_t kChunk = kPipelineChunk;
 constexpr int kTagCopy = 1 << 20;  // whole-blob copies; parity exchanges tag by codeword (< group size)
-
-Status mpiStatus(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return {};
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return internalError(std::string(what) + ": " + std::string(text, len));
-}
 
 }  // namespace
 
@@ -246,8 +237,8 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
   // Parity codewords in section order (sections[1..m]).
   std::vector<int> mine;
   for (std::size_t i = 1; i < meta.sections.size(); ++i) mine.push_back(meta.sections[i].index);
-  const std::size_t chunks = (seg + kChunk - 1) / kChunk;
-  const std::size_t stage_bytes = static_cast<std::size_t>(m) * k * kChunk;
+  const std::size_t chunks = (seg + kPipelineChunk - 1) / kPipelineChunk;
+  const std::size_t stage_bytes = static_cast<std::size_t>(m) * k * kPipelineChunk;
   recv_.reserve(kStages * stage_bytes);
   std::vector<MPI_Request> recv_reqs[kStages];
   std::vector<MPI_Request> send_reqs;
@@ -256,12 +247,12 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
   // source and tag, so chunk ci of a segment matches receive ci.
   auto postReceives = [&](std::size_t ci) {
     auto& rq = recv_reqs[ci % kStages];
-    const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
+    const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
     rq.clear();
     for (int p = 0; p < m; ++p) {  // the k data chunks of each codeword I hold parity of
       int c = mine[p];
       for (int t = 0; t < k; ++t) {
-        uint8_t* dst = recv_.data() + (ci % kStages) * stage_bytes + (static_cast<std::size_t>(p) * k + t) * kChunk;
+        uint8_t* dst = recv_.data() + (ci % kStages) * stage_bytes + (static_cast<std::size_t>(p) * k + t) * kPipelineChunk;
         rq.emplace_back();
         MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, (c + t) % g, c, comm, &rq.back());
       }
@@ -270,7 +261,7 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
   std::size_t sent = 0;  // chunks whose sends are posted
   auto postSendsUpTo = [&](std::size_t end) {
     for (; sent < std::min(end, chunks); ++sent) {
-      const std::size_t off = sent * kChunk, len = std::min(kChunk, seg - off);
+      const std::size_t off = sent * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
       for (int t = 0; t < k; ++t) {  // my segment t goes to the parity holders of codeword pos - t
         int c = (pos - t + g) % g;
         for (int u = k; u < g; ++u) {
@@ -287,11 +278,11 @@ Status CheckpointWriter::encodeParity(CkptMeta& meta, uint8_t* file, int pos, in
     postSendsUpTo(ci + kSendsAhead);
     int rc = waitAll(recv_reqs[ci % kStages]);
     if (rc != MPI_SUCCESS) return mpiStatus(rc, "parity exchange");
-    const std::size_t off = ci * kChunk, len = std::min(kChunk, seg - off);
+    const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
     const uint8_t* stage = recv_.data() + (ci % kStages) * stage_bytes;
     for (int p = 0; p < m; ++p) {
       std::vector<const uint8_t*> data(k);
-      for (int t = 0; t < k; ++t) data[t] = stage + (static_cast<std::size_t>(p) * k + t) * kChunk;
+      for (int t = 0; t < k; ++t) data[t] = stage + (static_cast<std::size_t>(p) * k + t) * kPipelineChunk;
       const int index = (pos - mine[p] + g) % g - k;  // which parity symbol of codeword mine[p] I hold
       uint8_t* out = file + meta.sections[1 + p].offset + off;
       codec.encode(k, m, index, len, data.data(), out);

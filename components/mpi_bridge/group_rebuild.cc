@@ -22,13 +22,6 @@ std::vector<int> sourcesOf(int c, int want, GroupCode code, const std::vector<bo
   return sources;
 }
 
-Status mpiFailure(int rc, const std::string& what) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return internalError(what + ": " + std::string(text, len));
-}
-
 // A survivor streams the symbols lost member `j` needs from it.
 Status sendSymbols(const uint8_t* file, const CkptMeta& meta, int pos, int j, GroupCode code,
                    const std::vector<bool>& present, MPI_Comm comm) {
@@ -64,7 +57,7 @@ Status sendSymbols(const uint8_t* file, const CkptMeta& meta, int pos, int j, Gr
       MPI_Isend(s.data + off, static_cast<int>(len), MPI_BYTE, j, s.tag, comm, &window.back());
     }
     if ((ci + 1) % kSendsAhead == 0 || ci + 1 == chunks) {
-      if (int rc = waitAll(window); rc != MPI_SUCCESS) return mpiFailure(rc, "sending symbols for a rebuild");
+      if (int rc = waitAll(window); rc != MPI_SUCCESS) return mpiStatus(rc, "sending symbols for a rebuild");
       window.clear();
     }
   }
@@ -107,7 +100,7 @@ Status receiveAndDecode(RebuiltBlob& out, std::size_t seg, int pos, GroupCode co
   };
   for (std::size_t ci = 0; ci < std::min(kStages, chunks); ++ci) post(ci);
   for (std::size_t ci = 0; ci < chunks; ++ci) {
-    if (int rc = waitAll(reqs[ci % kStages]); rc != MPI_SUCCESS) return mpiFailure(rc, "receiving symbols");
+    if (int rc = waitAll(reqs[ci % kStages]); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving symbols");
     const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
     for (int t = 0; t < k; ++t) {
       std::vector<const uint8_t*> symbols(g, nullptr);
@@ -138,7 +131,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
       uint64_t head[5];
       std::vector<MPI_Request> rq(1);
       MPI_Irecv(head, 5, MPI_UINT64_T, first, kTagHead, comm, rq.data());
-      if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiFailure(rc, "receiving the rebuild header");
+      if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving the rebuild header");
       if (static_cast<int>(head[1]) != code.k || static_cast<int>(head[2]) != code.m) {
         return internalError("group member " + std::to_string(first) + " used a different code (k=" +
                              std::to_string(head[1]) + ", m=" + std::to_string(head[2]) + ")");
@@ -154,7 +147,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
                             meta->blob_bytes[j], meta->blob_crc[j]};
         std::vector<MPI_Request> rq(1);
         MPI_Isend(head, 5, MPI_UINT64_T, j, kTagHead, comm, rq.data());
-        if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiFailure(rc, "sending the rebuild header");
+        if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiStatus(rc, "sending the rebuild header");
       }
       if (auto s = sendSymbols(file, *meta, pos, j, code, present, comm); !s.ok()) return s;
     }

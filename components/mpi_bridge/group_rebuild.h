@@ -24,6 +24,7 @@ struct RebuiltBlob {
   AlignedBuffer data;
   uint64_t bytes = 0;
   uint32_t crc = 0;
+  std::optional<uint32_t> received_crc;  // taken while the bytes arrived, where the transfer did
 };
 
 // `file` and `meta`: this member's checkpoint, or null if it is lost.

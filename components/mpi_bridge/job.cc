@@ -102,6 +102,14 @@ uint32_t exchangeChunked(const uint8_t* src, std::size_t src_bytes, int to, uint
   return crc;
 }
 
+Status mpiStatus(int rc, const std::string& what) {
+  if (rc == MPI_SUCCESS) return {};
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return internalError(what + ": " + std::string(text, len));
+}
+
 bool allAgree(bool ok, MPI_Comm comm) {
   int mine = ok ? 1 : 0, all = 0;
   std::vector<MPI_Request> request(1);

@@ -54,6 +54,9 @@ int waitAll(std::vector<MPI_Request>& requests);
 uint32_t exchangeChunked(const uint8_t* src, std::size_t src_bytes, int to, uint8_t* dst, std::size_t dst_bytes,
                          int from, int tag, MPI_Comm comm, int& rc);
 
+// OK for MPI_SUCCESS, else an error naming `what` and MPI's own text.
+Status mpiStatus(int rc, const std::string& what);
+
 // true on every rank iff `ok` is true on every rank of `comm`.
 bool allAgree(bool ok, MPI_Comm comm);
 
