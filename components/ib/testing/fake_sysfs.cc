@@ -34,13 +34,6 @@ const char* const kPmaCounters[21] = {
 
 namespace {
 
-void writeFile(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::trunc);
-  out << text << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 std::string stateText(int state) {
   static const char* const kNames[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
   return std::to_string(state) + ": " + (state >= 0 && state <= 5 ? kNames[state] : "UNKNOWN");
@@ -54,6 +47,21 @@ std::string physStateText(int phys) {
 }
 
 }  // namespace
+
+// Written aside (outside every directory a reader lists) and renamed into
+// place: the kernel's sysfs files change atomically for a reader, so a monitor
+// sweeping mid-write must never see a truncated value (it did, under load:
+// "'' is not a number").
+void FakeSysfs::writeFile(const fs::path& path, const std::string& text) const {
+  fs::create_directories(path.parent_path());
+  const fs::path staged = fs::path(root()) / ".staged";
+  {
+    std::ofstream out(staged, std::ios::trunc);
+    out << text << "\n";
+    if (!out) throw std::runtime_error("cannot write " + staged.string());
+  }
+  fs::rename(staged, path);
+}
 
 std::string FakeSysfs::portDir(const std::string& hca, uint32_t port) const {
   return root() + "/class/infiniband/" + hca + "/ports/" + std::to_string(port);

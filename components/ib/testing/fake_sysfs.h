@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "tests/support/agent_process.h"
@@ -44,6 +45,8 @@ class FakeSysfs {
   std::string portDir(const std::string& hca, uint32_t port) const;
 
  private:
+  void writeFile(const std::filesystem::path& path, const std::string& text) const;
+
   ftb::testing::TempDir dir_;
 };
 
