@@ -16,14 +16,14 @@ const std::vector<std::pair<ExitCode, std::string_view>> kMeanings = {
     {kExitUnreachable, "agent unreachable: nothing answered at --agent within --timeout-ms"},
     {kExitRejected,
      "rejected by the agent: invalid filter, event space or name, payload too large,\n"
-     "   a Curve key it does not authorize ..."},
+     "     a Curve key it does not authorize ..."},
     {kExitWatchTimeout, "watch: --timeout ran out before --count events arrived"},
     {kExitTreeIncomplete,
      "tree: the tree is shown, but some agents did not answer or the agents disagree\n"
-     "   about it (a child that does not name its parent, a cycle, more than one root)"},
+     "     about it (a child that does not name its parent, a cycle, more than one root)"},
     {kExitLocal,
      "local error: a file on this machine could not be read or written (keygen's key\n"
-     "   files, --curve-key-file), nothing was asked of the agent"},
+     "     files, --curve-key-file), nothing was asked of the agent"},
 };
 
 }  // namespace

@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
                  "How long to wait for the agent to accept and answer each request "
                  "(500ms, 20s, 2m; a plain number is milliseconds)")
       ->capture_default_str()
-      ->transform(durationIn(PlainNumber::kMillis, 1ms, 1h));
+      ->transform(durationIn(PlainNumber::kMillis, 1ms, 1h))
+      ->type_name("DURATION");
   app.add_option("--curve-key-file", globals.curve_key_file,
                  "CurveZMQ: this client's secret key file (ftbctl keygen; mode 600) for agents "
                  "whose TCP endpoint uses Curve (docs/SECURITY.md)")

@@ -52,7 +52,7 @@ std::string findUnknownWord(CLI::App& app, const std::vector<std::string>& args)
                " (see '" + where + " --help')";
       }
       // Its value is the next word unless given as --name=value.
-      if (option->get_type_size() != 0 && arg.find('=') == std::string::npos) ++i;
+      if (option->get_items_expected_max() != 0 && arg.find('=') == std::string::npos) ++i;
       continue;
     }
     if (command != nullptr) continue;  // an option's further value; CLI11 judges it

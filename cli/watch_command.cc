@@ -143,7 +143,8 @@ Command addWatchCommand(CLI::App& app, const GlobalOptions& globals) {
                   "even without --count; 0: no limit")
       ->capture_default_str()
       ->transform(durationIn(PlainNumber::kSeconds, std::chrono::nanoseconds(0),
-                             std::chrono::hours(24 * 365 * 10)));
+                             std::chrono::hours(24 * 365 * 10)))
+      ->type_name("DURATION");
   sub->add_option("--last", o->last,
                   "First replay the newest N retained events that match (history)");
   sub->add_option("--client-name", o->client_name,

@@ -21,7 +21,7 @@ std::chrono::nanoseconds ok(std::string_view text, PlainNumber plain = PlainNumb
 
 std::string error(std::string_view text, PlainNumber plain = PlainNumber::kRefused) {
   auto d = parseDuration(text, plain);
-  BOOST_REQUIRE_MESSAGE(!d.ok(), text << " was accepted as " << d->count() << " ns");
+  BOOST_REQUIRE_MESSAGE(!d.ok(), text << " was accepted");
   BOOST_CHECK(d.status().code() == ftb::Code::kInvalidArgument);
   return d.status().message();
 }
