@@ -19,9 +19,10 @@
 namespace ftb::cli {
 
 // Both empty: no Curve (an empty CurveClientKeys). Errors name the option:
-// kInvalidArgument for a server key without a key file or a value that is no
-// key; the key file's own Status (kPermissionDenied, kFailedPrecondition,
-// kInvalidArgument) when it cannot be used.
+// kInvalidArgument when the options contradict each other (a server key
+// without a key file, the secret key given as the server key): a usage error;
+// kFailedPrecondition when a file cannot be used (missing, readable by others,
+// no key in it): a local error.
 Result<CurveClientKeys> resolveCurveKeys(const std::string& key_file,
                                          const std::string& server_key);
 

@@ -81,8 +81,7 @@ Result<nanoseconds> parseDuration(std::string_view text, PlainNumber plain) {
     long double value;
     if (!readNumber(text, pos, value)) {
       return invalidArgument(quoted + " is not a duration: expected a number at '" +
-                             std::string(text.substr(pos)) + "' (" + std::string(kUnitsHelp) +
-                             ")");
+                             std::string(text.substr(pos)) + "' (" + std::string(kUnitsHelp) + ")");
     }
     std::size_t unit_end = pos;
     while (unit_end < text.size() && !isDigit(text[unit_end]) && text[unit_end] != '.') {
@@ -91,8 +90,7 @@ Result<nanoseconds> parseDuration(std::string_view text, PlainNumber plain) {
     const std::string_view unit = text.substr(pos, unit_end - pos);
     if (unit.empty()) {
       if (!first || plain == PlainNumber::kRefused) {
-        return invalidArgument(quoted + " has a number without a unit; " +
-                               std::string(kUnitsHelp));
+        return invalidArgument(quoted + " has a number without a unit; " + std::string(kUnitsHelp));
       }
       // A bare number: what the option always meant.
       return toNanos(value * (plain == PlainNumber::kMillis ? 1e6L : 1e9L), text);
@@ -171,9 +169,10 @@ Result<UnixNanos> parseRfc3339(std::string_view text) {
   } else {
     return bad("it needs a time zone: 'Z' for UTC or an offset like +01:00");
   }
-  if (pos != text.size()) return bad("unexpected '" + std::string(text.substr(pos)) + "' at the end");
-  const int64_t seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
-                          second - offset_s;
+  if (pos != text.size())
+    return bad("unexpected '" + std::string(text.substr(pos)) + "' at the end");
+  const int64_t seconds =
+      daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_s;
   return seconds * 1'000'000'000 + nanos;
 }
 

@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
         exitCodeHelp());
   }
 
-  if (const std::string unknown = findUnknownWord(app, std::vector<std::string>(argv + 1, argv + argc));
-      !unknown.empty()) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (const std::string unknown = findUnknownWord(app, args); !unknown.empty()) {
     std::cerr << unknown << std::endl;
     return kExitUsage;
   }
@@ -88,9 +88,8 @@ int main(int argc, char** argv) {
   if (!keygen) {
     auto curve = resolveCurveKeys(globals.curve_key_file, globals.curve_server_key);
     if (!curve.ok()) {
-      // Without a key file the options contradict each other; with one, a file is unusable.
-      return fail("", globals.curve_key_file.empty() ? kExitUsage : kExitLocal,
-                  curve.status().message());
+      const bool contradicting = curve.status().code() == ftb::Code::kInvalidArgument;
+      return fail("", contradicting ? kExitUsage : kExitLocal, curve.status().message());
     }
     globals.curve = *curve;
   }

@@ -3,9 +3,9 @@
 // (filtered by the agent), --no-headers, tables that fit long event names,
 // exit codes that say what went wrong, Curve, and the bash completion.
 #define BOOST_TEST_MODULE ftbctl_operator
-#include <boost/test/unit_test.hpp>
 #include <time.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -111,9 +111,9 @@ BOOST_AUTO_TEST_CASE(a_typo_gets_did_you_mean) {
              nothing_close.err);
   ChildResult option = run({"watch", "--fitler", "severity=fatal"});
   BOOST_TEST(option.exit_code == 1);
-  BOOST_TEST(contains(option.err,
-                      "ftbctl watch: unknown option '--fitler'; did you mean '--filter'?"),
-             option.err);
+  BOOST_TEST(
+      contains(option.err, "ftbctl watch: unknown option '--fitler'; did you mean '--filter'?"),
+      option.err);
   ChildResult global = run({"status", "--jsn"});
   BOOST_TEST(contains(global.err, "did you mean '--json'?"), global.err);
 }
@@ -149,8 +149,7 @@ BOOST_AUTO_TEST_CASE(history_since_and_until_bound_by_publish_time) {
   BOOST_TEST(historyIds(agent, {}) == (std::vector<std::string>{first, second}));
   BOOST_TEST(historyIds(agent, {"--since", rfc3339(between)}) ==
              (std::vector<std::string>{second}));
-  BOOST_TEST(historyIds(agent, {"--until", rfc3339(between)}) ==
-             (std::vector<std::string>{first}));
+  BOOST_TEST(historyIds(agent, {"--until", rfc3339(between)}) == (std::vector<std::string>{first}));
   BOOST_TEST(historyIds(agent, {"--since", "1h"}) == (std::vector<std::string>{first, second}));
   BOOST_TEST(historyIds(agent, {"--until", "1h"}).empty());
   BOOST_TEST(historyIds(agent, {"--since", "1h", "--last", "1"}) ==
@@ -162,9 +161,8 @@ BOOST_AUTO_TEST_CASE(history_since_and_until_bound_by_publish_time) {
   // The agent itself filters (ftbctl re-checks only for older agents).
   auto control = ftb::ControlClient::connect(agent.ipcEndpoint());
   BOOST_REQUIRE(control.ok());
-  const int64_t between_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 between.time_since_epoch())
-                                 .count();
+  const int64_t between_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(between.time_since_epoch()).count();
   auto reply = control->history("event_space=FTB.OPTEST", 0, {.since_unix_ns = between_ns}, 5s);
   BOOST_REQUIRE_MESSAGE(reply.ok(), reply.status().toString());
   BOOST_TEST(reply->events_size() == 1);
@@ -177,8 +175,7 @@ BOOST_AUTO_TEST_CASE(history_since_and_until_bound_by_publish_time) {
   BOOST_TEST(contains(reversed.err, "--since 5m lies after --until 10m"), reversed.err);
   ChildResult no_unit = ftbctlRun(agent, {"history", "--since", "10"});
   BOOST_TEST(no_unit.exit_code == 1);
-  BOOST_TEST(contains(no_unit.err, "--since: '10' is neither a duration with a unit"),
-             no_unit.err);
+  BOOST_TEST(contains(no_unit.err, "--since: '10' is neither a duration with a unit"), no_unit.err);
   ChildResult no_zone = ftbctlRun(agent, {"history", "--since", "2026-11-25T16:00:00"});
   BOOST_TEST(no_zone.exit_code == 1);
   BOOST_TEST(contains(no_zone.err, "it needs a time zone"), no_zone.err);
@@ -254,49 +251,58 @@ BOOST_AUTO_TEST_CASE(curve_options_reach_a_curve_agent) {
   ChildResult status = runChild(ftbctlCommand(tcp, {key, "status", "--json"}));
   BOOST_REQUIRE_MESSAGE(status.exit_code == 0, describe(status));
   // The server key explicitly, as a key and as the .pub file keygen wrote.
-  ChildResult by_key = runChild(
-      ftbctlCommand(tcp, {key, "--curve-server-key", cluster.public_key, "status"}));
+  ChildResult by_key =
+      runChild(ftbctlCommand(tcp, {key, "--curve-server-key", cluster.public_key, "status"}));
   BOOST_TEST(by_key.exit_code == 0, describe(by_key));
   ChildResult by_file = runChild(
       ftbctlCommand(tcp, {key, "--curve-server-key", dir.path() + "/cluster.pub", "status"}));
   BOOST_TEST(by_file.exit_code == 0, describe(by_file));
   // From the environment, like FTB_AGENT_ENDPOINT.
-  ChildResult from_env = runChild({"/usr/bin/env", "FTB_CURVE_KEY_FILE=" + dir.path() + "/cluster.key",
-                                   "FTB_AGENT_ENDPOINT=" + tcp, ftbctl(), "status"});
+  ChildResult from_env =
+      runChild({"/usr/bin/env", "FTB_CURVE_KEY_FILE=" + dir.path() + "/cluster.key",
+                "FTB_AGENT_ENDPOINT=" + tcp, ftbctl(), "status"});
   BOOST_TEST(from_env.exit_code == 0, describe(from_env));
 
   // publish and watch (the SDK) and history (the control API) over Curve.
-  ChildProcess watcher(ftbctlCommand(
-      tcp, {key, "watch", "--json", "--count", "1", "--timeout", "20s", "--filter",
-            "event_space=FTB.OPTEST"}));
+  ChildProcess watcher(ftbctlCommand(tcp, {key, "watch", "--json", "--count", "1", "--timeout",
+                                           "20s", "--filter", "event_space=FTB.OPTEST"}));
   BOOST_REQUIRE(waitFor([&] {
     ChildResult c = runChild(ftbctlCommand(tcp, {key, "clients", "--json"}));
     return contains(c.out, "event_space=FTB.OPTEST");
   }));
-  ChildResult pub = runChild(ftbctlCommand(
-      tcp, {key, "publish", "--space", "FTB.OPTEST", "--name", "OVER_CURVE", "--severity",
-            "info"}));
+  ChildResult pub = runChild(ftbctlCommand(tcp, {key, "publish", "--space", "FTB.OPTEST", "--name",
+                                                 "OVER_CURVE", "--severity", "info"}));
   BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
   ChildResult watched = watcher.wait();
   BOOST_TEST(watched.exit_code == 0, describe(watched));
   BOOST_TEST(contains(watched.out, "\"name\":\"OVER_CURVE\""), watched.out);
 
   // A key the agent does not authorize: refused by the agent, exit 3, at once.
-  ChildResult refused = runChild(ftbctlCommand(
-      tcp, {"--curve-key-file", dir.path() + "/stranger.key", "--curve-server-key",
-            cluster.public_key, "status"}));
+  ChildResult refused =
+      runChild(ftbctlCommand(tcp, {"--curve-key-file", dir.path() + "/stranger.key",
+                                   "--curve-server-key", cluster.public_key, "status"}));
   BOOST_TEST(refused.exit_code == 3, describe(refused));
   BOOST_TEST(contains(refused.err, "refused this client's Curve key"), refused.err);
   BOOST_TEST(refused.elapsed < 1500ms);
 
   // Unusable key files are local errors (6); a server key alone is a usage error (1).
-  ChildResult missing = runChild(ftbctlCommand(tcp, {"--curve-key-file", "/nonexistent.key", "status"}));
+  ChildResult missing =
+      runChild(ftbctlCommand(tcp, {"--curve-key-file", "/nonexistent.key", "status"}));
   BOOST_TEST(missing.exit_code == 6, describe(missing));
   BOOST_TEST(contains(missing.err, "--curve-key-file: cannot read Curve key file /nonexistent.key"),
              missing.err);
-  ChildResult alone = runChild(ftbctlCommand(tcp, {"--curve-server-key", cluster.public_key, "status"}));
+  ChildResult alone =
+      runChild(ftbctlCommand(tcp, {"--curve-server-key", cluster.public_key, "status"}));
   BOOST_TEST(alone.exit_code == 1, describe(alone));
   BOOST_TEST(contains(alone.err, "--curve-server-key needs --curve-key-file"), alone.err);
+  ChildResult secret_as_server = runChild(
+      ftbctlCommand(tcp, {key, "--curve-server-key", dir.path() + "/cluster.key", "status"}));
+  BOOST_TEST(secret_as_server.exit_code == 1, describe(secret_as_server));
+  BOOST_TEST(contains(secret_as_server.err, "is the secret key of --curve-key-file"),
+             secret_as_server.err);
+  ChildResult no_such_pub = runChild(
+      ftbctlCommand(tcp, {key, "--curve-server-key", dir.path() + "/missing.pub", "status"}));
+  BOOST_TEST(no_such_pub.exit_code == 6, describe(no_such_pub));
 }
 
 BOOST_AUTO_TEST_CASE(tree_over_curve_reports_healthy_agents_as_healthy) {
@@ -376,11 +382,12 @@ BOOST_AUTO_TEST_CASE(bash_completion_offers_commands_and_every_option_in_help) {
       const std::size_t start = line.find_first_not_of(' ');
       if (start == std::string::npos || line.compare(start, 1, "-") != 0) continue;
       std::string names = line.substr(start, line.find(' ', start) - start);
-      for (std::size_t at = names.find("--"); at != std::string::npos; at = names.find("--", at + 2)) {
+      for (std::size_t at = names.find("--"); at != std::string::npos;
+           at = names.find("--", at + 2)) {
         const std::string word = names.substr(at, names.find(',', at) - at);
         ++listed;
         BOOST_TEST(offered.count(word) == 1u, "'ftbctl " << command << " --help' lists " << word
-                                                           << " but the completion does not");
+                                                         << " but the completion does not");
       }
     }
     BOOST_TEST(listed >= 1u, "no options found in: " << help.out);

@@ -50,10 +50,10 @@ BOOST_AUTO_TEST_CASE(fractions_and_compound_durations) {
 }
 
 BOOST_AUTO_TEST_CASE(plain_numbers_keep_each_options_unit) {
-  BOOST_CHECK(ok("2000", PlainNumber::kMillis) == 2000ms);   // --timeout-ms 2000
-  BOOST_CHECK(ok("20", PlainNumber::kSeconds) == 20s);        // watch --timeout 20
+  BOOST_CHECK(ok("2000", PlainNumber::kMillis) == 2000ms);  // --timeout-ms 2000
+  BOOST_CHECK(ok("20", PlainNumber::kSeconds) == 20s);      // watch --timeout 20
   BOOST_CHECK(ok("0.5", PlainNumber::kSeconds) == 500ms);
-  BOOST_CHECK(ok("20s", PlainNumber::kMillis) == 20s);        // a unit wins
+  BOOST_CHECK(ok("20s", PlainNumber::kMillis) == 20s);  // a unit wins
   BOOST_CHECK(error("10").find("without a unit") != std::string::npos);
 }
 
@@ -78,7 +78,8 @@ BOOST_AUTO_TEST_CASE(rfc3339_times) {
   BOOST_CHECK_EQUAL(parseRfc3339("2026-11-25 16:00:00Z").value(), 1795622400 * kSec);
   BOOST_CHECK_EQUAL(parseRfc3339("2026-11-25T17:00:00+01:00").value(), 1795622400 * kSec);
   BOOST_CHECK_EQUAL(parseRfc3339("2026-11-25T15:30:00-00:30").value(), 1795622400 * kSec);
-  BOOST_CHECK_EQUAL(parseRfc3339("2026-11-25T16:00:00.25Z").value(), 1795622400 * kSec + 250'000'000);
+  BOOST_CHECK_EQUAL(parseRfc3339("2026-11-25T16:00:00.25Z").value(),
+                    1795622400 * kSec + 250'000'000);
   BOOST_CHECK_EQUAL(parseRfc3339("2026-11-25T16:00:00.123456789123Z").value(),
                     1795622400 * kSec + 123'456'789);
   BOOST_CHECK_EQUAL(parseRfc3339("2024-02-29T00:00:00Z").value(), 1709164800 * kSec);

@@ -8,9 +8,9 @@ using ftb::cli::closestMatch;
 using ftb::cli::editDistance;
 
 namespace {
-const std::vector<std::string> kCommands = {"publish", "watch",   "status", "clients",
-                                            "history", "tree",    "keygen"};
-const std::vector<std::string> kOptions = {"--filter", "--count", "--timeout", "--last",
+const std::vector<std::string> kCommands = {"publish", "watch", "status", "clients",
+                                            "history", "tree",  "keygen"};
+const std::vector<std::string> kOptions = {"--filter", "--count", "--timeout",   "--last",
                                            "--agent",  "--json",  "--timeout-ms"};
 }  // namespace
 
