@@ -5,6 +5,16 @@
 #include "client/codec.h"
 
 namespace ftb::agent {
+namespace {
+
+// HistoryQuery's optional bounds on the publish time (ftbctl history --since/--until).
+bool withinTimeBounds(const proto::Event& event, const proto::HistoryQuery& query) {
+  const int64_t published = event.time_sec() * 1'000'000'000 + event.time_nsec();
+  return (query.since_unix_ns() == 0 || published >= query.since_unix_ns()) &&
+         (query.until_unix_ns() == 0 || published <= query.until_unix_ns());
+}
+
+}  // namespace
 
 void Agent::onStatus(const std::string& routing_id, const proto::Envelope& envelope) {
   proto::Envelope answer;
@@ -76,10 +86,19 @@ void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope&
                       envelope.request_id());
   }
   const std::size_t n = query.last_n() == 0 ? history_.size() : query.last_n();
+  std::vector<RoutedEventPtr> events;
+  if (query.since_unix_ns() == 0 && query.until_unix_ns() == 0) {
+    events = history_.lastN(n, *filter);
+  } else {  // the newest n among the matches within the bounds
+    for (auto& e : history_.lastN(history_.size(), *filter)) {
+      if (withinTimeBounds(e->event, query)) events.push_back(std::move(e));
+    }
+    if (events.size() > n) events.erase(events.begin(), events.end() - n);
+  }
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_history_reply();
-  for (const auto& e : history_.lastN(n, *filter)) r->add_events(e->bytes);
+  for (const auto& e : events) r->add_events(e->bytes);
   reply(routing_id, answer);
 }
 

@@ -3,7 +3,7 @@
 namespace ftb::cli {
 
 Result<ControlClient> connectControl(const GlobalOptions& globals) {
-  return ControlClient::connect(globals.agent);
+  return ControlClient::connect(globals.agent, globals.curve);
 }
 
 Result<std::unique_ptr<Client>> connectClient(const GlobalOptions& globals, ClientOptions options) {
@@ -14,6 +14,9 @@ Result<std::unique_ptr<Client>> connectClient(const GlobalOptions& globals, Clie
   options.agent_endpoint = globals.agent;
   options.connect_timeout = globals.timeout();
   options.request_timeout = globals.timeout();
+  options.curve_server_key = globals.curve.server_key;
+  options.curve_public_key = globals.curve.public_key;
+  options.curve_secret_key = globals.curve.secret_key;
   Result<std::unique_ptr<Client>> client = Client::connect(std::move(options));
   if (!client.ok() && client.status().code() == Code::kUnavailable) {
     // The SDK's message speaks to programmers (ClientOptions); say it for ftbctl.

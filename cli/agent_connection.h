@@ -11,13 +11,13 @@
 
 namespace ftb::cli {
 
-// ControlClient::connect(globals.agent).
+// ControlClient::connect(globals.agent), with Curve when globals.curve says so.
 Result<ControlClient> connectControl(const GlobalOptions& globals);
 
 // Asks the agent for its status first: the SDK is built to wait out an agent
 // restart, so on a dead endpoint it would only give up after connect_timeout,
 // while the control API reports "nothing is listening" at once. Then connects
-// the SDK with globals' endpoint and timeouts filled in.
+// the SDK with globals' endpoint, timeouts and Curve keys filled in.
 Result<std::unique_ptr<Client>> connectClient(const GlobalOptions& globals, ClientOptions options);
 
 }  // namespace ftb::cli

@@ -56,7 +56,7 @@ void printJson(const proto::ClientsReply& reply) {
   std::cout << j.str() << std::endl;
 }
 
-void printTable(const proto::ClientsReply& reply) {
+void printTable(const proto::ClientsReply& reply, bool with_header) {
   const uint64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
@@ -78,7 +78,7 @@ void printTable(const proto::ClientsReply& reply) {
               std::to_string(c.events_dropped()), std::to_string(c.queue_depth()),
               subscriptions.empty() ? "-" : subscriptions});
   }
-  t.print(std::cout);
+  t.print(std::cout, with_header);
   std::cout.flush();
 }
 
@@ -95,7 +95,7 @@ Command addClientsCommand(CLI::App& app, const GlobalOptions& globals) {
             if (globals.json) {
               printJson(*clients);
             } else {
-              printTable(*clients);
+              printTable(*clients, !globals.no_headers);
             }
             return kExitOk;
           }};

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "client/control_client.h"
 #include "client/status.h"
 
 namespace CLI {
@@ -21,32 +22,33 @@ class App;
 namespace ftb::cli {
 
 struct GlobalOptions {
-  std::string agent;      // --agent; defaults to ftb::defaultAgentEndpoint()
-  bool json = false;      // --json
-  int timeout_ms = 2000;  // --timeout-ms: connecting to and each request of the agent
+  std::string agent;        // --agent; defaults to ftb::defaultAgentEndpoint()
+  bool json = false;        // --json
+  bool no_headers = false;  // --no-headers: tables without their header (and summary) lines
+  int timeout_ms = 2000;    // --timeout-ms: connecting to and each request of the agent
+  // --curve-key-file / --curve-server-key as given (or $FTB_CURVE_KEY_FILE,
+  // $FTB_CURVE_SERVER_KEY); main resolves them into `curve` before a command runs.
+  std::string curve_key_file;
+  std::string curve_server_key;
+  CurveClientKeys curve;  // used for every tcp:// agent ftbctl talks to
 
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(timeout_ms); }
 };
 
+// The one list of ftbctl's exit codes; exit_codes.cc says what each means
+// (--help) and docs/FTBCTL.md repeats it.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitUsage = 1,           // bad option or value
+  kExitUsage = 1,           // bad option or value, unknown command
   kExitUnreachable = 2,     // no agent answered at --agent within --timeout-ms
-  kExitRejected = 3,        // the agent refused the request (invalid filter, name ...)
+  kExitRejected = 3,        // the agent refused the request (invalid filter, name, Curve key ...)
   kExitWatchTimeout = 4,    // watch --timeout ran out first
   kExitTreeIncomplete = 5,  // tree: some agents did not answer, or they disagree
+  kExitLocal = 6,           // a local file could not be read or written (key files)
 };
 
-// For --help and docs/FTBCTL.md.
-inline constexpr std::string_view kExitCodeHelp =
-    "Exit codes:\n"
-    "  0  success (watch: --count events arrived, or it was stopped by SIGINT/SIGTERM)\n"
-    "  1  usage error: a bad option or value\n"
-    "  2  agent unreachable: nothing answered at --agent within --timeout-ms\n"
-    "  3  rejected by the agent: invalid filter, event space or name, payload too large ...\n"
-    "  4  watch: --timeout ran out before --count events arrived\n"
-    "  5  tree: the tree is shown, but some agents did not answer or the agents disagree\n"
-    "     about it (a child that does not name its parent, a cycle, more than one root)\n";
+// "Exit codes:" and one line per code, for --help.
+std::string exitCodeHelp();
 
 // The exit code for a failed call: unavailable/deadline -> 2, internal -> 2,
 // anything the agent (or the SDK's identical local check) refused -> 3.

@@ -1,5 +1,6 @@
 #include "cli/event_output.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "cli/output.h"
@@ -7,21 +8,38 @@
 namespace ftb::cli {
 namespace {
 
-// Fixed widths: rows are printed before later rows are known.
-const std::vector<std::size_t> kWidths = {24, 8, 20, 24, 12, 18};
+// Starting widths of the streamed table: a millisecond timestamp, the longest
+// severity, and the project's longest event space and name (FTB.EXAMPLES.WATCHDOG,
+// FTB_IB_EVENT_CLIENT_REREGISTER) with some room.
+const std::vector<std::size_t> kStartWidths = {24, 8, 22, 30, 12, 18};
 
 }  // namespace
 
-std::string eventTableHeader() {
-  return formatRow({"TIME", "SEVERITY", "SPACE", "NAME", "CLIENT", "HOST/PID", "PAYLOAD"}, kWidths);
+std::vector<std::string> eventHeaderCells() {
+  return {"TIME", "SEVERITY", "SPACE", "NAME", "CLIENT", "HOST/PID", "PAYLOAD"};
 }
 
-std::string eventTableRow(const Event& event) {
-  return formatRow(
-      {formatTime(event.time_sec, event.time_nsec, 3), std::string(severityName(event.severity)),
-       printable(event.event_space), printable(event.event_name), printable(event.client_name),
-       printable(event.id.host) + "/" + std::to_string(event.id.pid), printable(event.payload)},
-      kWidths);
+std::vector<std::string> eventCells(const Event& event) {
+  return {formatTime(event.time_sec, event.time_nsec, 3),
+          std::string(severityName(event.severity)),
+          printable(event.event_space),
+          printable(event.event_name),
+          printable(event.client_name),
+          printable(event.id.host) + "/" + std::to_string(event.id.pid),
+          printable(event.payload)};
+}
+
+EventTableStream::EventTableStream() : widths_(kStartWidths) {}
+
+std::string EventTableStream::header() { return line(eventHeaderCells()); }
+
+std::string EventTableStream::row(const Event& event) { return line(eventCells(event)); }
+
+std::string EventTableStream::line(const std::vector<std::string>& cells) {
+  for (std::size_t i = 0; i < widths_.size() && i < cells.size(); ++i) {
+    widths_[i] = std::max(widths_[i], displayWidth(cells[i]));
+  }
+  return formatRow(cells, widths_);
 }
 
 std::string missedTableRow(uint64_t missed) {

@@ -24,9 +24,14 @@ Command addKeygenCommand(CLI::App& app, const GlobalOptions& globals) {
                           *base + ".key exists; use --force to replace it (agents using it must "
                                   "then get the new public key)");
             }
+            // Nothing here talks to an agent: every failure is a local one.
             auto pair = curve::generateKeyPair();
-            if (!pair.ok()) return fail("keygen", pair.status());
-            if (Status s = curve::writeKeyFiles(*pair, *base); !s.ok()) return fail("keygen", s);
+            if (!pair.ok()) return fail("keygen", kExitLocal, pair.status().message());
+            if (Status s = curve::writeKeyFiles(*pair, *base); !s.ok()) {
+              return fail("keygen", kExitLocal,
+                          s.message() + ": check that the directory exists and is writable by "
+                                        "this user (keygen --out BASE)");
+            }
             if (globals.json) {
               JsonWriter j;
               j.beginObject();

@@ -304,7 +304,7 @@ Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
 
 void Table::addRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
 
-void Table::print(std::ostream& out) const {
+void Table::print(std::ostream& out, bool with_header) const {
   std::vector<std::size_t> widths(headers_.size());
   const auto fit = [&](const std::vector<std::string>& cells) {
     if (widths.size() < cells.size()) widths.resize(cells.size());
@@ -314,7 +314,7 @@ void Table::print(std::ostream& out) const {
   };
   fit(headers_);
   for (const auto& row : rows_) fit(row);
-  if (!headers_.empty()) out << formatRow(headers_, widths) << "\n";
+  if (with_header && !headers_.empty()) out << formatRow(headers_, widths) << "\n";
   for (const auto& row : rows_) out << formatRow(row, widths) << "\n";
 }
 

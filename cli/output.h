@@ -58,12 +58,14 @@ std::string formatTime(int64_t sec, int32_t nsec, int fraction_digits);
 std::string formatDuration(uint64_t ms);
 
 // A table whose column widths fit its cells. Columns are separated by two
-// spaces; the last column is not padded. An empty header list prints no header.
+// spaces; the last column is not padded. An empty header list prints no header;
+// so does print(out, false) (--no-headers), with the columns still fitted as if
+// it were there, so output with and without headers lines up the same way.
 class Table {
  public:
   explicit Table(std::vector<std::string> headers);
   void addRow(std::vector<std::string> cells);
-  void print(std::ostream& out) const;
+  void print(std::ostream& out, bool with_header = true) const;
 
  private:
   std::vector<std::string> headers_;

@@ -47,19 +47,21 @@ Command addTreeCommand(CLI::App& app, const GlobalOptions& globals) {
             if (auto status = control->status(globals.timeout()); !status.ok()) {
               return fail("tree", status.status());
             }
-            Result<proto::TreeInfo> first = queryTreeInfo({globals.agent}, globals.timeout())[0];
+            Result<proto::TreeInfo> first =
+                queryTreeInfo({globals.agent}, globals.timeout(), globals.curve)[0];
             if (!first.ok()) return fail("tree", first.status());
 
+            // The agents' TCP endpoints use Curve when the first one's does.
             const TreeCrawl crawl =
                 crawlTree(*first, [&](const std::vector<std::string>& endpoints) {
-                  return queryTreeInfo(endpoints, globals.timeout());
+                  return queryTreeInfo(endpoints, globals.timeout(), globals.curve);
                 });
             if (*dot) {
               printTreeDot(crawl, std::cout);
             } else if (globals.json) {
               printTreeJson(crawl, std::cout);
             } else {
-              printTreeText(crawl, std::cout);
+              printTreeText(crawl, std::cout, !globals.no_headers);
             }
             reportTrouble(crawl);
             return crawl.complete() ? kExitOk : kExitTreeIncomplete;

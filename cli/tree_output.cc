@@ -97,7 +97,7 @@ std::string formatLatency(int64_t rtt_us) {
   return buf;
 }
 
-void printTreeText(const TreeCrawl& crawl, std::ostream& out) {
+void printTreeText(const TreeCrawl& crawl, std::ostream& out, bool headers) {
   if (!crawl.note.empty()) out << crawl.note << "\n";
   if (crawl.agents.empty()) {
     out.flush();
@@ -106,7 +106,11 @@ void printTreeText(const TreeCrawl& crawl, std::ostream& out) {
   Table table({"AGENT", "ADDRESS", "STATE", "HEALTH", "LATENCY", "SILENT", "SUBTREE", "CLIENTS",
                "REPAIRS"});
   for (int root : crawl.roots) appendRows(crawl, root, table);
-  table.print(out);
+  table.print(out, headers);
+  if (!headers) {
+    out.flush();
+    return;
+  }
   out << crawl.distinctAgents() << " agent(s), " << crawl.roots.size() << " root(s)";
   if (crawl.unanswered() > 0) out << ", " << crawl.unanswered() << " did not answer";
   if (crawl.problems() > 0) out << ", " << crawl.problems() << " inconsistency(ies)";

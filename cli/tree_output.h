@@ -12,7 +12,8 @@ namespace ftb::cli {
 
 // Two spaces per level before each name, then address, state, health, latency,
 // silence, subtree, clients and repairs; a summary line at the end.
-void printTreeText(const TreeCrawl& crawl, std::ostream& out);
+// Without `headers` (--no-headers) only the agents' rows (and a note, if any).
+void printTreeText(const TreeCrawl& crawl, std::ostream& out, bool headers = true);
 // One line: [{"self":{...},"state":...,"health":[...],"parent":"tcp://...",...}, ...]
 void printTreeJson(const TreeCrawl& crawl, std::ostream& out);
 // digraph ftb { ... }: one node per agent (red when unhealthy), one edge per link.

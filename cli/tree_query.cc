@@ -28,7 +28,8 @@ Result<proto::TreeInfo> readAnswer(const std::string& endpoint, zmq::message_t& 
 }  // namespace
 
 std::vector<Result<proto::TreeInfo>> queryTreeInfo(const std::vector<std::string>& endpoints,
-                                                   std::chrono::milliseconds timeout) {
+                                                   std::chrono::milliseconds timeout,
+                                                   const CurveClientKeys& curve) {
   std::vector<Result<proto::TreeInfo>> answers;
   for (const std::string& endpoint : endpoints) {
     answers.emplace_back(deadlineExceeded("no ftb-agent answered at " + endpoint + " within " +
@@ -41,6 +42,11 @@ std::vector<Result<proto::TreeInfo>> queryTreeInfo(const std::vector<std::string
     for (std::size_t i = 0; i < endpoints.size(); ++i) {
       sockets.emplace_back(context, zmq::socket_type::dealer);
       sockets[i].set(zmq::sockopt::linger, 0);
+      if (curve.enabled() && endpoints[i].rfind("tcp://", 0) == 0) {
+        sockets[i].set(zmq::sockopt::curve_serverkey, curve.server_key);
+        sockets[i].set(zmq::sockopt::curve_publickey, curve.public_key);
+        sockets[i].set(zmq::sockopt::curve_secretkey, curve.secret_key);
+      }
       proto::Envelope request;
       request.set_request_id(1);  // one request per socket
       request.mutable_tree_query();

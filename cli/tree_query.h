@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "client/control_client.h"
 #include "client/status.h"
 #include "proto/ftb.pb.h"
 
@@ -16,7 +17,9 @@ namespace ftb::cli {
 // One request per endpoint (ipc://PATH or tcp://HOST:PORT), all sent before
 // waiting; answers[i] belongs to endpoints[i]. An agent that has not answered
 // by `timeout` gets kDeadlineExceeded; an Error reply becomes its Status.
+// tcp:// endpoints use `curve` when it is enabled (agents with --curve-key-file).
 std::vector<Result<proto::TreeInfo>> queryTreeInfo(const std::vector<std::string>& endpoints,
-                                                   std::chrono::milliseconds timeout);
+                                                   std::chrono::milliseconds timeout,
+                                                   const CurveClientKeys& curve = {});
 
 }  // namespace ftb::cli

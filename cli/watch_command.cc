@@ -10,6 +10,7 @@
 
 #include "cli/agent_connection.h"
 #include "cli/command.h"
+#include "cli/duration_option.h"
 #include "cli/event_output.h"
 
 namespace ftb::cli {
@@ -76,7 +77,8 @@ int runWatch(const GlobalOptions& globals, const WatchOptions& o) {
                             ? Clock::now() + std::chrono::ceil<milliseconds>(
                                                  std::chrono::duration<double>(o.timeout_s))
                             : Clock::time_point::max();
-  if (!globals.json) std::cout << eventTableHeader() << std::endl;
+  EventTableStream table;
+  if (!globals.json && !globals.no_headers) std::cout << table.header() << std::endl;
   uint64_t received = 0;
   bool timed_out = false;
   bool agent_up = true;
@@ -109,7 +111,7 @@ int runWatch(const GlobalOptions& globals, const WatchOptions& o) {
       continue;
     }
     ++received;
-    std::cout << (globals.json ? eventJson(n.event) : eventTableRow(n.event)) << std::endl;
+    std::cout << (globals.json ? eventJson(n.event) : table.row(n.event)) << std::endl;
   }
   (void)client.disconnect(milliseconds(0));
   if (timed_out) {
@@ -137,9 +139,12 @@ Command addWatchCommand(CLI::App& app, const GlobalOptions& globals) {
   sub->add_option("--count", o->count, "Stop (exit 0) after N events (0: no limit)")
       ->capture_default_str();
   sub->add_option("--timeout", o->timeout_s,
-                  "Stop after SECONDS (exit 4, even without --count; 0: no limit)")
+                  "Stop after this long (20s, 500ms, 2m; a plain number is seconds), exit 4, "
+                  "even without --count; 0: no limit")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+      ->transform(durationIn(PlainNumber::kSeconds, std::chrono::nanoseconds(0),
+                             std::chrono::hours(24 * 365 * 10)))
+      ->type_name("DURATION");
   sub->add_option("--last", o->last,
                   "First replay the newest N retained events that match (history)");
   sub->add_option("--client-name", o->client_name,

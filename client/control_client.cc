@@ -30,7 +30,7 @@ bool validEndpoint(std::string_view endpoint) {
 }
 
 // What the socket monitor says about the link to the agent.
-enum class Link { kOther, kUp, kRefused, kDown, kNotZmtp };
+enum class Link { kOther, kUp, kRefused, kDown, kNotZmtp, kAuthRefused };
 
 Link classify(uint16_t event) {
   switch (event) {
@@ -38,8 +38,8 @@ Link classify(uint16_t event) {
     case ZMQ_EVENT_CONNECT_RETRIED: return Link::kRefused;  // connect() failed; retrying
     case ZMQ_EVENT_DISCONNECTED: return Link::kDown;
     case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return Link::kNotZmtp;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: return Link::kNotZmtp;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return Link::kAuthRefused;  // the agent's ZAP said no
     default: return Link::kOther;
   }
 }
@@ -48,6 +48,7 @@ Link classify(uint16_t event) {
 
 struct ControlClient::Impl {
   std::string endpoint;
+  CurveClientKeys curve;
   zmq::context_t context{1};
   zmq::socket_t socket{context, zmq::socket_type::dealer};
   zmq::socket_t monitor{context, zmq::socket_type::pair};
@@ -74,6 +75,11 @@ void ControlClient::Impl::open() {
   }
   monitor.set(zmq::sockopt::linger, 0);
   monitor.connect(monitor_endpoint);
+  if (curve.enabled() && endpoint.rfind("tcp://", 0) == 0) {
+    socket.set(zmq::sockopt::curve_serverkey, curve.server_key);
+    socket.set(zmq::sockopt::curve_publickey, curve.public_key);
+    socket.set(zmq::sockopt::curve_secretkey, curve.secret_key);
+  }
   socket.connect(endpoint);
 }
 
@@ -142,10 +148,22 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
           return unavailable("the ftb-agent at " + endpoint +
                              " closed the connection before answering: " + std::string(kWhatToDo));
         case Link::kNotZmtp:
+          if (endpoint.rfind("tcp://", 0) == 0) {
+            return unavailable(
+                endpoint + " accepted the connection but the ZeroMQ handshake failed: it is not "
+                           "an ftb-agent, or its CurveZMQ setting differs from this client's "
+                           "(an agent with --curve-key-file needs ftbctl --curve-key-file and "
+                           "the right --curve-server-key, docs/SECURITY.md)");
+          }
           return unavailable(endpoint +
                              " accepted the connection but is not an ftb-agent (the ZeroMQ "
                              "handshake failed): check the endpoint (ftbctl --agent ENDPOINT or "
                              "FTB_AGENT_ENDPOINT)");
+        case Link::kAuthRefused:
+          return Status(Code::kPermissionDenied,
+                        "the ftb-agent at " + endpoint +
+                            " refused this client's Curve key: list its public key in the "
+                            "agent's --curve-authorized-keys file (docs/SECURITY.md)");
         default: break;
       }
     }
@@ -179,11 +197,21 @@ ControlClient& ControlClient::operator=(ControlClient&&) noexcept = default;
 ControlClient::~ControlClient() = default;
 
 Result<ControlClient> ControlClient::connect(std::string endpoint) {
+  return connect(std::move(endpoint), CurveClientKeys{});
+}
+
+Result<ControlClient> ControlClient::connect(std::string endpoint, const CurveClientKeys& curve) {
   if (endpoint.empty()) endpoint = defaultAgentEndpoint();
   if (Status s = checkEndpoint(endpoint); !s.ok()) return s;
+  if (curve.enabled() && (curve.server_key.size() != 40 || curve.public_key.size() != 40 ||
+                          curve.secret_key.size() != 40)) {
+    return invalidArgument(
+        "the Curve server key, public key and secret key must all be 40-character Z85 text");
+  }
   try {
     auto impl = std::make_unique<Impl>();
     impl->endpoint = endpoint;
+    impl->curve = curve;
     impl->open();
     return ControlClient(std::move(impl));
   } catch (const zmq::error_t& e) {
@@ -225,9 +253,17 @@ Result<proto::ClientsReply> ControlClient::clients(milliseconds timeout) {
 
 Result<proto::HistoryReply> ControlClient::history(std::string_view filter, uint32_t last_n,
                                                    milliseconds timeout) {
+  return history(filter, last_n, HistoryBounds{}, timeout);
+}
+
+Result<proto::HistoryReply> ControlClient::history(std::string_view filter, uint32_t last_n,
+                                                   const HistoryBounds& bounds,
+                                                   milliseconds timeout) {
   proto::Envelope request;
   request.mutable_history_query()->set_filter(std::string(filter));
   request.mutable_history_query()->set_last_n(last_n);
+  request.mutable_history_query()->set_since_unix_ns(bounds.since_unix_ns);
+  request.mutable_history_query()->set_until_unix_ns(bounds.until_unix_ns);
   Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
   if (!answer.ok()) return answer.status();
   if (!answer->has_history_reply()) {

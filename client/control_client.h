@@ -15,6 +15,7 @@
 //   kDeadlineExceeded   connected, but the agent did not answer by the deadline
 //   kInvalidArgument    the endpoint is malformed (connect) or the agent rejected the
 //                       request (an invalid history filter, naming the key or value)
+//   kPermissionDenied   the agent's Curve authenticator refused this client's key
 //   kFailedPrecondition the agent speaks another protocol version
 //   kInternal           ZeroMQ failed in an unexpected way
 // Messages say what to do next (start the agent, pass --agent / FTB_AGENT_ENDPOINT).
@@ -34,12 +35,33 @@
 
 namespace ftb {
 
+// CurveZMQ for a tcp:// agent that requires it (docs/SECURITY.md): the agent's
+// public key and this client's key pair, Z85, as in ClientOptions' curve_*
+// fields. Empty server_key: no Curve. Ignored for ipc://.
+struct CurveClientKeys {
+  std::string server_key;
+  std::string public_key;
+  std::string secret_key;
+
+  bool enabled() const { return !server_key.empty(); }
+};
+
+// Where a history query starts and ends, by the events' publish time in
+// nanoseconds since the Unix epoch; 0 leaves that side open.
+struct HistoryBounds {
+  int64_t since_unix_ns = 0;
+  int64_t until_unix_ns = 0;
+};
+
 class ControlClient {
  public:
   // Prepares a connection to `endpoint` ("" = defaultAgentEndpoint(), see client.h).
   // Does not wait for the agent: the first call finds out whether one answers.
   // kInvalidArgument when the endpoint is not ipc://PATH or tcp://HOST:PORT.
   static Result<ControlClient> connect(std::string endpoint = {});
+  // The same over CurveZMQ when `curve` is enabled and the endpoint is tcp://;
+  // kInvalidArgument when its keys are not 40-character Z85 text.
+  static Result<ControlClient> connect(std::string endpoint, const CurveClientKeys& curve);
   // The check connect() makes: kInvalidArgument naming the endpoint unless it
   // reads ipc://PATH or tcp://HOST:PORT.
   static Status checkEndpoint(std::string_view endpoint);
@@ -55,6 +77,11 @@ class ControlClient {
   // The newest `last_n` retained events matching `filter` (docs/FILTERS.md),
   // oldest first; last_n == 0 asks for every retained match.
   Result<proto::HistoryReply> history(std::string_view filter, uint32_t last_n,
+                                      std::chrono::milliseconds timeout);
+  // The same within `bounds` (published at or after since, at or before until);
+  // last_n counts among the events within them.
+  Result<proto::HistoryReply> history(std::string_view filter, uint32_t last_n,
+                                      const HistoryBounds& bounds,
                                       std::chrono::milliseconds timeout);
 
   struct Impl;  // defined in control_client.cc
