@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(promtool_finds_nothing_wrong) {
 BOOST_AUTO_TEST_CASE(serves_on_ipv6) {
   AgentProcess agent({"--metrics-listen=[::1]:0"});
   BOOST_TEST(agent.metricsAddress().rfind("[::1]:", 0) == 0u);
-  BOOST_TEST(scrapeMetrics(agent.metricsAddress()).sum("ftb_agent_tree_root") == 1);
+  BOOST_TEST(scrapeMetrics(agent.metricsAddress()).sum("ftb_build_info") == 1);
 }
 
 // Six stalled clients used to delay a scrape by six seconds.
@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(stalled_clients_do_not_delay_a_scrape) {
     BOOST_REQUIRE(stalled.back() >= 0);
   }
   const auto started = std::chrono::steady_clock::now();
-  BOOST_TEST(scrapeMetrics(agent.metricsAddress()).sum("ftb_agent_tree_root") == 1);
+  BOOST_TEST(scrapeMetrics(agent.metricsAddress()).sum("ftb_build_info") == 1);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   BOOST_TEST(took < 3.0, "the scrape took " << took << " s");
   for (int fd : stalled) ::close(fd);
