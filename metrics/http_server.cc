@@ -20,6 +20,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMaxRequestBytes = 8192;
+// Out of descriptors (EMFILE): the pending connection stays in the backlog and
+// the listening socket stays readable; it is left alone this long instead of
+// being polled in a busy loop.
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 std::string response(const std::string& status, const std::string& body,
                      const std::string& extra_headers = {},
@@ -87,21 +91,26 @@ HttpServer::~HttpServer() {
 void HttpServer::serve() {
   std::vector<Connection> connections;
   std::vector<pollfd> fds;
+  auto accept_paused_until = Clock::time_point::min();
   for (;;) {
+    const bool accepting = Clock::now() >= accept_paused_until;
     fds.clear();
     fds.push_back({wake_fd_, POLLIN, 0});
-    fds.push_back({socket_.fd(), POLLIN, 0});
-    auto next_deadline = Clock::time_point::max();
+    fds.push_back({socket_.fd(), static_cast<short>(accepting ? POLLIN : 0), 0});
+    auto next_deadline = accepting ? Clock::time_point::max() : accept_paused_until;
     for (const Connection& c : connections) {
       fds.push_back({c.fd, static_cast<short>(c.out.empty() ? POLLIN : POLLOUT), 0});
       next_deadline = std::min(next_deadline, c.deadline);
     }
     int timeout_ms = -1;
-    if (!connections.empty()) {
+    if (next_deadline != Clock::time_point::max()) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(next_deadline - Clock::now());
       timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
     }
-    if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) break;
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
+      if (errno == EINTR) continue;
+      break;  // only with bad arguments or no memory: the endpoint stops answering
+    }
     if (fds[0].revents != 0) break;  // stop
     const auto now = Clock::now();
     for (std::size_t i = 0; i < connections.size(); ++i) {
@@ -116,17 +125,19 @@ void HttpServer::serve() {
       if (c.done) ::close(c.fd);
       return c.done;
     });
-    if (fds[1].revents & POLLIN) acceptAll(connections);
+    if ((fds[1].revents & POLLIN) && !acceptAll(connections)) {
+      accept_paused_until = Clock::now() + kAcceptPause;
+    }
   }
   for (const Connection& c : connections) ::close(c.fd);
 }
 
-void HttpServer::acceptAll(std::vector<Connection>& connections) {
+bool HttpServer::acceptAll(std::vector<Connection>& connections) {
   for (;;) {
     const int fd = ::accept4(socket_.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // EAGAIN: all taken; EMFILE and the like: try again on the next turn
+      return errno == EAGAIN || errno == EWOULDBLOCK;  // false: out of descriptors or memory
     }
     if (connections.size() >= options_.max_connections) {
       // The oldest connection (first in the list) makes room: a crowd of idle

@@ -63,7 +63,9 @@ class HttpServer {
   HttpServer(ListeningSocket socket, int wake_fd, std::shared_ptr<const prometheus::Collectable> metrics,
              HttpServerOptions options);
   void serve();
-  void acceptAll(std::vector<Connection>& connections);
+  // Accepts every pending connection; false when accepting failed for want of
+  // descriptors or memory (the caller pauses accepting for a moment).
+  bool acceptAll(std::vector<Connection>& connections);
   void onReadable(Connection& c);
   void onWritable(Connection& c);
   std::string respond(const std::string& request_head);
