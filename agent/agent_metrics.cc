@@ -1,94 +1,109 @@
 #include "agent/agent_metrics.h"
 
+#include "metrics/buckets.h"
+
 namespace ftb::agent {
 namespace {
-
-const std::vector<std::string> kEventLabels{"namespace", "severity"};
 
 // 100 us .. ~15 s: local deliveries take tens of microseconds, deliveries
 // across a tree under repair take about a second.
 std::vector<double> latencyBuckets() { return metrics::exponentialBuckets(0.0001, 2.5, 14); }
 
-}  // namespace
-
-AgentMetrics::AgentMetrics(std::size_t max_namespaces)
-    : clients(registry_.gauge("ftb_agent_clients", "Connected clients (SDK and ftbctl sessions)")),
-      subscriptions(registry_.gauge("ftb_agent_subscriptions", "Subscriptions held by connected clients")),
-      queued_events(registry_.gauge("ftb_agent_client_queue_events",
-                                    "Events queued in the agent for clients whose sockets are full, all clients")),
-      max_queued_events(registry_.gauge("ftb_agent_client_queue_max_events",
-                                        "Events queued for the most backed-up client")),
-      history_events(registry_.gauge("ftb_agent_history_events", "Events kept for replay")),
-      clients_connected(registry_.counter("ftb_agent_clients_connected_total", "Client sessions opened")),
-      clients_expired(registry_.counter("ftb_agent_clients_expired_total",
-                                        "Clients dropped after --client-timeout-ms of silence")),
-      bad_frames(registry_.counter("ftb_agent_bad_frames_total", "Frames that did not decode or were unexpected")),
-      events_rejected(registry_.counter("ftb_agent_events_rejected_total",
-                                        "Published events refused for any reason (bad, undeclared, policy)")),
-      tree_state_attached(registry_.gauge("ftb_agent_tree_attached", "1 when attached to a parent agent")),
-      tree_state_root(registry_.gauge("ftb_agent_tree_root", "1 when this agent is the root of its tree")),
-      tree_links(registry_.gauge("ftb_agent_tree_links", "Live tree links (parent and children)")),
-      tree_backlog(registry_.gauge("ftb_agent_tree_backlog", "1 while some tree peer has frames waiting")),
-      tree_repairs(registry_.counter("ftb_agent_tree_repairs_total", "Repairs after the parent was lost")),
-      tree_repair_seconds(registry_.histogram("ftb_agent_tree_repair_seconds",
-                                              "Time from losing the parent to being attached again",
-                                              metrics::exponentialBuckets(0.05, 2, 10))),
-      tree_events_forwarded(registry_.counter("ftb_agent_tree_events_forwarded_total",
-                                              "Events sent to other agents")),
-      tree_events_replayed(registry_.counter("ftb_agent_tree_events_replayed_total",
-                                             "Events replayed to other agents after repairs")),
-      tree_duplicates(registry_.counter("ftb_agent_tree_duplicates_total",
-                                        "Duplicate events from other agents dropped")),
-      tree_events_lost(registry_.counter("ftb_agent_tree_events_lost_total",
-                                         "Events from other agents given up on after a repair")),
-      tree_frames_dropped(registry_.counter("ftb_agent_tree_frames_dropped_total",
-                                            "Tree frames dropped for a peer that did not keep up")),
-      namespaces_(max_namespaces),
-      received_(registry_.counterFamily("ftb_agent_events_received_total",
-                                        "Events accepted, by namespace, severity and source "
-                                        "(local: this agent's clients; tree: other agents)",
-                                        {"namespace", "severity", "source"})),
-      delivered_(registry_.counterFamily("ftb_agent_events_delivered_total",
-                                         "Event deliveries handed to local subscribers", kEventLabels)),
-      dropped_(registry_.counterFamily("ftb_agent_events_dropped_total",
-                                       "Event deliveries lost to full subscriber queues (reported to "
-                                       "the subscriber as missed)",
-                                       kEventLabels)),
-      withheld_(registry_.counterFamily("ftb_agent_events_withheld_total",
-                                        "Event deliveries the namespace policy kept from a subscriber",
-                                        kEventLabels)),
-      refusals_(registry_.counterFamily("ftb_agent_refusals_total",
-                                        "Refusals: publish_policy (an event refused by the namespace "
-                                        "policy), curve_auth (a peer or client whose key is not authorized)",
-                                        {"reason"})),
-      latency_(registry_.histogram("ftb_agent_delivery_latency_seconds",
-                                   "Publish time (publisher's clock) to handing the event to a local "
-                                   "subscriber",
-                                   latencyBuckets())) {
-  // Present from the start, so a scrape shows zero rather than nothing.
-  refusals_.labels({"publish_policy"});
-  refusals_.labels({"curve_auth"});
+prometheus::Family<prometheus::Counter>& counters(prometheus::Registry& r, const std::string& name,
+                                                  const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
+}
+prometheus::Counter& counter(prometheus::Registry& r, const std::string& name, const std::string& help) {
+  return counters(r, name, help).Add({});
+}
+prometheus::Gauge& gauge(prometheus::Registry& r, const std::string& name, const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+}
+prometheus::Histogram& histogram(prometheus::Registry& r, const std::string& name,
+                                 const std::string& help, const std::vector<double>& buckets) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(r).Add({}, buckets);
 }
 
+}  // namespace
+
+AgentMetrics::AgentMetrics(std::size_t max_event_spaces)
+    : clients(gauge(*registry_, "ftb_agent_clients", "Connected clients (SDK and ftbctl sessions)")),
+      subscriptions(gauge(*registry_, "ftb_agent_subscriptions", "Subscriptions held by connected clients")),
+      queued_events(gauge(*registry_, "ftb_agent_client_queue_events",
+                          "Events queued in the agent for clients whose sockets are full, all clients")),
+      max_queued_events(gauge(*registry_, "ftb_agent_client_queue_max_events",
+                              "Events queued for the most backed-up client")),
+      history_events(gauge(*registry_, "ftb_agent_history_events", "Events kept for replay")),
+      clients_connected(counter(*registry_, "ftb_agent_clients_connected_total", "Client sessions opened")),
+      clients_expired(counter(*registry_, "ftb_agent_clients_expired_total",
+                              "Clients dropped after --client-timeout-ms of silence")),
+      bad_frames(counter(*registry_, "ftb_agent_bad_frames_total",
+                         "Frames that did not decode or were unexpected")),
+      events_rejected(counter(*registry_, "ftb_agent_events_rejected_total",
+                              "Published events refused for any reason (bad, undeclared, policy)")),
+      tree_state_attached(gauge(*registry_, "ftb_agent_tree_attached", "1 when attached to a parent agent")),
+      tree_state_root(gauge(*registry_, "ftb_agent_tree_root", "1 when this agent is the root of its tree")),
+      tree_links(gauge(*registry_, "ftb_agent_tree_links", "Live tree links (parent and children)")),
+      tree_backlog(gauge(*registry_, "ftb_agent_tree_backlog", "1 while some tree peer has frames waiting")),
+      tree_repairs(counter(*registry_, "ftb_agent_tree_repairs_total", "Repairs after the parent was lost")),
+      tree_repair_seconds(histogram(*registry_, "ftb_agent_tree_repair_seconds",
+                                    "Time from losing the parent to being attached again",
+                                    metrics::exponentialBuckets(0.05, 2, 10))),
+      tree_events_forwarded(counter(*registry_, "ftb_agent_tree_events_forwarded_total",
+                                    "Events sent to other agents")),
+      tree_events_replayed(counter(*registry_, "ftb_agent_tree_events_replayed_total",
+                                   "Events replayed to other agents after repairs")),
+      tree_duplicates(counter(*registry_, "ftb_agent_tree_duplicates_total",
+                              "Duplicate events from other agents dropped")),
+      tree_events_lost(counter(*registry_, "ftb_agent_tree_events_lost_total",
+                               "Events from other agents given up on after a repair")),
+      tree_frames_dropped(counter(*registry_, "ftb_agent_tree_frames_dropped_total",
+                                  "Tree frames dropped for a peer that did not keep up")),
+      event_spaces_(max_event_spaces),
+      received_(counters(*registry_, "ftb_agent_events_received_total",
+                         "Events accepted, by event space, severity and source "
+                         "(local: this agent's clients; tree: other agents)")),
+      delivered_(counters(*registry_, "ftb_agent_events_delivered_total",
+                          "Event deliveries handed to local subscribers")),
+      dropped_(counters(*registry_, "ftb_agent_events_dropped_total",
+                        "Event deliveries lost to full subscriber queues (reported to the "
+                        "subscriber as missed)")),
+      withheld_(counters(*registry_, "ftb_agent_events_withheld_total",
+                         "Event deliveries the namespace policy kept from a subscriber")),
+      refusals_(counters(*registry_, "ftb_agent_refusals_total",
+                         "Refusals: publish_policy (an event refused by the namespace policy), "
+                         "curve_auth (a peer or client whose key is not authorized)")),
+      // Present from the start, so a scrape shows zero rather than nothing.
+      policy_refusals_(refusals_.Add({{"reason", "publish_policy"}})),
+      curve_refusals_(refusals_.Add({{"reason", "curve_auth"}})),
+      latency_(histogram(*registry_, "ftb_agent_delivery_latency_seconds",
+                         "Publish time (publisher's clock) to handing the event to a local subscriber",
+                         latencyBuckets())) {}
+
 EventSeries& AgentMetrics::events(const std::string& event_space, proto::Severity severity) {
-  auto it = by_namespace_.find(event_space);
-  if (it == by_namespace_.end()) {
-    const std::string& ns = namespaces_.map(event_space);
-    if (ns == metrics::kOtherValue) return slot(other_, ns, severity);
-    it = by_namespace_.emplace(event_space, Slots{}).first;
+  auto it = by_event_space_.find(event_space);
+  if (it == by_event_space_.end()) {
+    const std::string& label = event_spaces_.map(event_space);
+    if (label == metrics::kOtherValue) return slot(other_, label, severity);
+    it = by_event_space_.emplace(event_space, Slots{}).first;
   }
   return slot(it->second, event_space, severity);
 }
 
-EventSeries& AgentMetrics::slot(Slots& slots, const std::string& ns, proto::Severity severity) {
+EventSeries& AgentMetrics::slot(Slots& slots, const std::string& event_space, proto::Severity severity) {
   // Slot 0: unspecified or out-of-range severities (the agent refuses such events).
   const std::size_t index = proto::Severity_IsValid(severity) ? static_cast<std::size_t>(severity) : 0;
   auto& s = slots[index % slots.size()];
   if (!s) {
     const std::string sev = index == 0 ? "UNKNOWN" : proto::Severity_Name(severity);
-    s = EventSeries{&received_.labels({ns, sev, "local"}), &received_.labels({ns, sev, "tree"}),
-                    &delivered_.labels({ns, sev}), &dropped_.labels({ns, sev}),
-                    &withheld_.labels({ns, sev})};
+    const prometheus::Labels labels{{"event_space", event_space}, {"severity", sev}};
+    auto with_source = [&](const char* source) {
+      prometheus::Labels l = labels;
+      l.emplace("source", source);
+      return l;
+    };
+    s = EventSeries{&received_.Add(with_source("local")), &received_.Add(with_source("tree")),
+                    &delivered_.Add(labels), &dropped_.Add(labels), &withheld_.Add(labels)};
   }
   return *s;
 }
@@ -96,16 +111,17 @@ EventSeries& AgentMetrics::slot(Slots& slots, const std::string& ns, proto::Seve
 void AgentMetrics::observeDelivery(std::chrono::system_clock::time_point published,
                                    std::chrono::system_clock::time_point now) {
   // Clocks of different nodes may disagree: a negative latency counts as zero.
-  latency_.observe(std::max(0.0, std::chrono::duration<double>(now - published).count()));
+  latency_.Observe(std::max(0.0, std::chrono::duration<double>(now - published).count()));
 }
 
 void AgentMetrics::refused(Refusal why) {
-  refusals_.labels({why == Refusal::kPublishPolicy ? "publish_policy" : "curve_auth"}).inc();
+  (why == Refusal::kPublishPolicy ? policy_refusals_ : curve_refusals_).Increment();
 }
 
-void AgentMetrics::sync(metrics::Counter& counter, uint64_t total) {
-  const uint64_t now = counter.value();
-  if (total > now) counter.inc(total - now);
+void AgentMetrics::sync(prometheus::Counter& counter, uint64_t total) {
+  // Counters are doubles: exact up to 2^53, far beyond what these counts reach.
+  const double now = counter.Value();
+  if (static_cast<double>(total) > now) counter.Increment(static_cast<double>(total) - now);
 }
 
 }  // namespace ftb::agent

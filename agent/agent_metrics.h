@@ -1,8 +1,8 @@
 // The agent's Prometheus metrics (names and meaning: docs/METRICS.md).
 // The event loop updates them (atomics: a scrape never makes it wait); the
 // metrics HTTP thread only renders the registry.
-// Namespace labels are capped (--metrics-max-namespaces): namespaces first seen
-// after the cap is reached are counted under namespace="_other".
+// Event-space labels are capped (--metrics-max-namespaces): event spaces first
+// seen after the cap is reached are counted under event_space="_other".
 // Threading: events(), observeDelivery() and sync*() on the event-loop thread
 // only; registry() is safe to render from any thread.
 #pragma once
@@ -14,28 +14,36 @@
 #include <string>
 #include <unordered_map>
 
+#include <memory>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
 #include "metrics/capped_label.h"
-#include "metrics/registry.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::agent {
 
-// The counters of one (namespace, severity) pair.
+// The counters of one (event space, severity) pair.
 struct EventSeries {
-  metrics::Counter* received_local;  // accepted from this agent's clients (and the agent itself)
-  metrics::Counter* received_tree;   // arrived from other agents
-  metrics::Counter* delivered;       // handed to a local subscriber (socket or its queue)
-  metrics::Counter* dropped;         // lost to a full subscriber queue (reported to it as missed)
-  metrics::Counter* withheld;        // matched a subscriber the policy keeps from this namespace
+  prometheus::Counter* received_local;  // accepted from this agent's clients (and the agent itself)
+  prometheus::Counter* received_tree;   // arrived from other agents
+  prometheus::Counter* delivered;       // handed to a local subscriber (socket or its queue)
+  prometheus::Counter* dropped;         // lost to a full subscriber queue (reported to it as missed)
+  prometheus::Counter* withheld;        // matched a subscriber the policy keeps from this event space
 };
 
 class AgentMetrics {
-  metrics::Registry registry_;  // first: the references below point into it
+  // First: the references below point into it. Shared with the HTTP server.
+  std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
 
  public:
-  explicit AgentMetrics(std::size_t max_namespaces);
+  explicit AgentMetrics(std::size_t max_event_spaces);
 
-  metrics::Registry& registry() { return registry_; }
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
   EventSeries& events(const std::string& event_space, proto::Severity severity);
   // Publish time (the publisher's clock) -> handed to a local subscriber now.
@@ -47,44 +55,46 @@ class AgentMetrics {
 
   // Counters kept elsewhere (proto::Counters, tree stats) are mirrored here by
   // the housekeeping turn: the counter is raised to `total`.
-  static void sync(metrics::Counter& counter, uint64_t total);
-  void syncCurveRefusals(uint64_t total) { sync(refusals_.labels({"curve_auth"}), total); }
+  static void sync(prometheus::Counter& counter, uint64_t total);
+  void syncCurveRefusals(uint64_t total) { sync(curve_refusals_, total); }
 
-  metrics::Gauge& clients;
-  metrics::Gauge& subscriptions;
-  metrics::Gauge& queued_events;      // summed over clients
-  metrics::Gauge& max_queued_events;  // the most backed-up client
-  metrics::Gauge& history_events;
-  metrics::Counter& clients_connected;
-  metrics::Counter& clients_expired;
-  metrics::Counter& bad_frames;
-  metrics::Counter& events_rejected;
-  metrics::Gauge& tree_state_attached;  // 1 attached to a parent, 0 otherwise
-  metrics::Gauge& tree_state_root;      // 1 root of a tree
-  metrics::Gauge& tree_links;           // live links (parent + children)
-  metrics::Gauge& tree_backlog;         // frames waiting for slow peers
-  metrics::Counter& tree_repairs;
-  metrics::Histogram& tree_repair_seconds;
-  metrics::Counter& tree_events_forwarded;
-  metrics::Counter& tree_events_replayed;
-  metrics::Counter& tree_duplicates;
-  metrics::Counter& tree_events_lost;
-  metrics::Counter& tree_frames_dropped;
+  prometheus::Gauge& clients;
+  prometheus::Gauge& subscriptions;
+  prometheus::Gauge& queued_events;      // summed over clients
+  prometheus::Gauge& max_queued_events;  // the most backed-up client
+  prometheus::Gauge& history_events;
+  prometheus::Counter& clients_connected;
+  prometheus::Counter& clients_expired;
+  prometheus::Counter& bad_frames;
+  prometheus::Counter& events_rejected;
+  prometheus::Gauge& tree_state_attached;  // 1 attached to a parent, 0 otherwise
+  prometheus::Gauge& tree_state_root;      // 1 root of a tree
+  prometheus::Gauge& tree_links;           // live links (parent + children)
+  prometheus::Gauge& tree_backlog;         // frames waiting for slow peers
+  prometheus::Counter& tree_repairs;
+  prometheus::Histogram& tree_repair_seconds;
+  prometheus::Counter& tree_events_forwarded;
+  prometheus::Counter& tree_events_replayed;
+  prometheus::Counter& tree_duplicates;
+  prometheus::Counter& tree_events_lost;
+  prometheus::Counter& tree_frames_dropped;
 
  private:
-  metrics::CappedLabel namespaces_;
-  metrics::Family<metrics::Counter>& received_;
-  metrics::Family<metrics::Counter>& delivered_;
-  metrics::Family<metrics::Counter>& dropped_;
-  metrics::Family<metrics::Counter>& withheld_;
-  metrics::Family<metrics::Counter>& refusals_;
-  metrics::Histogram& latency_;
-  // Per namespace (those under the cap only), one slot per severity: the hot
-  // path is one hash lookup of the event's own string, no allocation.
+  metrics::CappedLabel event_spaces_;
+  prometheus::Family<prometheus::Counter>& received_;
+  prometheus::Family<prometheus::Counter>& delivered_;
+  prometheus::Family<prometheus::Counter>& dropped_;
+  prometheus::Family<prometheus::Counter>& withheld_;
+  prometheus::Family<prometheus::Counter>& refusals_;
+  prometheus::Counter& policy_refusals_;
+  prometheus::Counter& curve_refusals_;
+  prometheus::Histogram& latency_;
+  // Per event space (those under the cap only), one slot per severity: the
+  // hot path is one hash lookup of the event's own string, no allocation.
   using Slots = std::array<std::optional<EventSeries>, 8>;
-  EventSeries& slot(Slots& slots, const std::string& ns, proto::Severity severity);
-  std::unordered_map<std::string, Slots> by_namespace_;
-  Slots other_;  // namespaces beyond the cap
+  EventSeries& slot(Slots& slots, const std::string& event_space, proto::Severity severity);
+  std::unordered_map<std::string, Slots> by_event_space_;
+  Slots other_;  // event spaces beyond the cap
 };
 
 }  // namespace ftb::agent

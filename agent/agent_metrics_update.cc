@@ -11,24 +11,24 @@ void Agent::updateMetrics() {
     queued += s->outbound.queuedEvents();
     max_queued = std::max<std::size_t>(max_queued, s->outbound.queuedEvents());
   }
-  metrics_.clients.set(static_cast<double>(sessions_.size()));
-  metrics_.subscriptions.set(static_cast<double>(subscriptions));
-  metrics_.queued_events.set(static_cast<double>(queued));
-  metrics_.max_queued_events.set(static_cast<double>(max_queued));
-  metrics_.history_events.set(static_cast<double>(history_.size()));
+  metrics_.clients.Set(static_cast<double>(sessions_.size()));
+  metrics_.subscriptions.Set(static_cast<double>(subscriptions));
+  metrics_.queued_events.Set(static_cast<double>(queued));
+  metrics_.max_queued_events.Set(static_cast<double>(max_queued));
+  metrics_.history_events.Set(static_cast<double>(history_.size()));
   AgentMetrics::sync(metrics_.clients_connected, counters_.clients_connected_total());
   AgentMetrics::sync(metrics_.clients_expired, counters_.clients_expired());
   AgentMetrics::sync(metrics_.bad_frames, counters_.bad_frames());
   AgentMetrics::sync(metrics_.events_rejected, counters_.events_rejected());
   if (curve_auth_) metrics_.syncCurveRefusals(curve_auth_->refused());
   if (!tree_) return;
-  metrics_.tree_state_attached.set(tree_->state() == tree::TreeNode::State::kAttached ? 1 : 0);
-  metrics_.tree_state_root.set(tree_->state() == tree::TreeNode::State::kRoot ? 1 : 0);
+  metrics_.tree_state_attached.Set(tree_->state() == tree::TreeNode::State::kAttached ? 1 : 0);
+  metrics_.tree_state_root.Set(tree_->state() == tree::TreeNode::State::kRoot ? 1 : 0);
   // The same clock as agent_tree.cc's treeNow().
   const auto now = std::chrono::duration_cast<tree::Nanos>(
       std::chrono::steady_clock::now().time_since_epoch());
-  metrics_.tree_links.set(static_cast<double>(tree_->links(now).size()));
-  metrics_.tree_backlog.set(tree_transport_->backlogged() ? 1 : 0);
+  metrics_.tree_links.Set(static_cast<double>(tree_->links(now).size()));
+  metrics_.tree_backlog.Set(tree_transport_->backlogged() ? 1 : 0);
   const auto stats = tree_->stats();
   AgentMetrics::sync(metrics_.tree_repairs, stats.repairs);
   AgentMetrics::sync(metrics_.tree_events_forwarded, stats.events_forwarded);

@@ -150,7 +150,7 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
   routed->event = std::move(event);
   routed->arrived = std::chrono::steady_clock::now();
   counters_.set_events_in(counters_.events_in() + 1);
-  metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->inc();
+  metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   ++session.events_published;
   history_.add(routed);
   route(routed);
@@ -172,7 +172,7 @@ void Agent::route(const RoutedEventPtr& routed) {
       if (sub.filter.matches(event)) ids.push_back(id);
     }
     if (!ids.empty() && !mayReceive(*session, event.event_space())) {
-      metrics_.events(event.event_space(), event.severity()).withheld->inc();
+      metrics_.events(event.event_space(), event.severity()).withheld->Increment();
       continue;
     }
     if (session.get() == inbox_owner) ids.push_back(kResponseInbox);
@@ -213,13 +213,13 @@ void Agent::sendBatch(ClientSession& session, Batch& batch) {
       for (uint32_t id : delivery.subscription_ids()) out.addMissedFor(id, 1);
     }
     counters_.set_events_dropped(counters_.events_dropped() + batch.events);
-    for (const auto& [series, published] : batch.metered) series->dropped->inc();
+    for (const auto& [series, published] : batch.metered) series->dropped->Increment();
     return;
   }
   out.clearMissedPending();  // the counts travel in this frame
   const auto now = std::chrono::system_clock::now();
   for (const auto& [series, published] : batch.metered) {
-    series->delivered->inc();
+    series->delivered->Increment();
     metrics_.observeDelivery(published, now);
   }
   session.events_delivered += batch.events;

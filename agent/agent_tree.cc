@@ -115,7 +115,7 @@ void Agent::deliverLocal(const tree::TreeEvent& event) {
   }
   routed->bytes = *event.bytes;
   routed->arrived = std::chrono::steady_clock::now();
-  metrics_.events(routed->event.event_space(), routed->event.severity()).received_tree->inc();
+  metrics_.events(routed->event.event_space(), routed->event.severity()).received_tree->Increment();
   history_.add(routed);
   route(routed);
 }
@@ -163,7 +163,7 @@ void Agent::publishTopologyChanges() {
     std::string payload = "agent=" + config_.name + " address=" + tree_->self().address +
                           " peer=" + nodeText(c.subject);
     if (c.repair_time > tree::Nanos(0)) {
-      metrics_.tree_repair_seconds.observe(std::chrono::duration<double>(c.repair_time).count());
+      metrics_.tree_repair_seconds.Observe(std::chrono::duration<double>(c.repair_time).count());
       payload += " repair_ms=" + std::to_string(
                                      std::chrono::duration<double, std::milli>(c.repair_time).count());
     }
@@ -200,7 +200,7 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   routed->bytes = e.SerializeAsString();
   routed->arrived = std::chrono::steady_clock::now();
   counters_.set_events_in(counters_.events_in() + 1);
-  metrics_.events(e.event_space(), e.severity()).received_local->inc();
+  metrics_.events(e.event_space(), e.severity()).received_local->Increment();
   history_.add(routed);
   route(routed);
   sendToTree(routed, ftb::fromProto(e.id()).publisherKey());

@@ -17,6 +17,8 @@ packages=(
   libsystemd-dev systemd                            # sd_notify in the daemons; systemd-analyze verify of deploy/*.service
   slurmctld slurmd slurm-client munge util-linux  # launcher_bridge lab: a Slurm cluster of netns nodes (nsenter)
   debootstrap                                       # the .deb install test's fresh Debian root
+  prometheus-cpp-dev                                # metrics/: prometheus-cpp core (registry, metric types, text format)
+  prometheus                                        # promtool: `promtool check metrics` on real scrapes in the suite
 )
 
 missing=()

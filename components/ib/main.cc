@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
 #include "client/daemon/component_start.h"
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   ftb::ib::VerbsDevices& devices =
       config.backend == "sysfs" ? static_cast<ftb::ib::VerbsDevices&>(sysfs_devices) : verbs;
   ftb::ib::SdkEventSink sink(**client);
-  ftb::metrics::Registry registry;
+  auto registry = std::make_shared<prometheus::Registry>();
   auto metrics_server = ftb::metrics::HttpServer::startIfSet(config.metrics_listen, registry);
   if (!metrics_server.ok()) {
     std::cerr << "ftb-ib: " << metrics_server.status().message() << "\n";
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   }
   ftb::ib::Monitor monitor({.interval = std::chrono::milliseconds(config.interval_ms),
                             .prediction = *prediction,
-                            .metrics = &registry},
+                            .metrics = registry.get()},
                            devices, sysfs, sink);
   spdlog::info("ftb-ib: backend {}, sysfs root {}, sweep every {} ms", config.backend,
                config.sysfs_root, config.interval_ms);

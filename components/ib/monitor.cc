@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "components/ib/events.h"
+#include "metrics/buckets.h"
 
 namespace ftb::ib {
 
@@ -36,13 +37,18 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 
 Monitor::Monitor(MonitorOptions options, VerbsDevices& devices, SysfsTree sysfs, EventSink& sink)
     : options_(std::move(options)), devices_(devices), sysfs_(std::move(sysfs)), sink_(sink) {
-  if (metrics::Registry* r = options_.metrics) {
-    sweep_seconds_ = &r->histogram("ftb_ib_sweep_seconds",
-                                   "Time one sweep (rescan, port queries, counters) took",
-                                   metrics::exponentialBuckets(0.0005, 2, 12));
-    devices_open_ = &r->gauge("ftb_ib_devices", "Adapters open");
-    troubles_total_ = &r->counter("ftb_ib_monitor_troubles_total",
-                                  "Problems of the monitor itself (unreadable counters, failed queries)");
+  if (prometheus::Registry* r = options_.metrics) {
+    sweep_seconds_ = &prometheus::BuildHistogram()
+                          .Name("ftb_ib_sweep_seconds")
+                          .Help("Time one sweep (rescan, port queries, counters) took")
+                          .Register(*r)
+                          .Add({}, metrics::exponentialBuckets(0.0005, 2, 12));
+    devices_open_ = &prometheus::BuildGauge().Name("ftb_ib_devices").Help("Adapters open").Register(*r).Add({});
+    troubles_total_ = &prometheus::BuildCounter()
+                           .Name("ftb_ib_monitor_troubles_total")
+                           .Help("Problems of the monitor itself (unreadable counters, failed queries)")
+                           .Register(*r)
+                           .Add({});
   }
 }
 
@@ -76,7 +82,7 @@ void Monitor::trouble(const std::string& key, const std::string& message) {
     return;
   }
   spdlog::warn("{}", message);
-  if (troubles_total_) troubles_total_->inc();
+  if (troubles_total_) troubles_total_->Increment();
   publish(kMonitorTrouble, "FTB_IB_MONITOR: " + message, {{"problem", message}}, {});
 }
 
@@ -340,8 +346,8 @@ void Monitor::sweep(Clock::time_point now) {
     }
   }
   if (sweep_seconds_) {
-    sweep_seconds_->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    devices_open_->set(static_cast<double>(open_.size()));
+    sweep_seconds_->Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    devices_open_->Set(static_cast<double>(open_.size()));
   }
 }
 

@@ -20,19 +20,23 @@
 #include <set>
 #include <string>
 
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
 #include "components/ib/event_sink.h"
 #include "client/payload_fields.h"
 #include "components/ib/port_predictor.h"
 #include "components/ib/sysfs_tree.h"
 #include "components/ib/verbs_devices.h"
-#include "metrics/registry.h"
 
 namespace ftb::ib {
 
 struct MonitorOptions {
   std::chrono::milliseconds interval{10000};
   PredictionOptions prediction;
-  metrics::Registry* metrics = nullptr;  // sweep times, devices, troubles (docs/METRICS.md); null: none
+  prometheus::Registry* metrics = nullptr;  // sweep times, devices, troubles (docs/METRICS.md); null: none
 };
 
 class Monitor {
@@ -96,9 +100,9 @@ class Monitor {
   std::set<std::string> troubles_;
   bool said_unavailable_ = false;
   // Prometheus, when options_.metrics is set (the metrics thread only reads them).
-  metrics::Histogram* sweep_seconds_ = nullptr;
-  metrics::Gauge* devices_open_ = nullptr;
-  metrics::Counter* troubles_total_ = nullptr;
+  prometheus::Histogram* sweep_seconds_ = nullptr;
+  prometheus::Gauge* devices_open_ = nullptr;
+  prometheus::Counter* troubles_total_ = nullptr;
 };
 
 }  // namespace ftb::ib

@@ -30,7 +30,7 @@ BmcWatcher::BmcWatcher(WatcherOptions options, std::unique_ptr<SensorSource> sou
       source_(std::move(source)),
       sink_(sink),
       backoff_(options_.retry_min, options_.retry_max),
-      metrics_(options_.metrics ? WatcherMetrics(*options_.metrics, options_.bmc) : WatcherMetrics()) {}
+      metrics_(options_.metrics ? WatcherMetrics(*options_.metrics, options_.node, options_.bmc) : WatcherMetrics()) {}
 
 void BmcWatcher::run() {
   std::unique_lock lock(mu_);

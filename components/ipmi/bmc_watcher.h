@@ -36,7 +36,7 @@ struct WatcherOptions {
   std::chrono::milliseconds retry_min{1000};
   std::chrono::milliseconds retry_max{60000};
   StateMachineOptions machine;
-  metrics::Registry* metrics = nullptr;  // where sweep times and errors go; null: nowhere
+  prometheus::Registry* metrics = nullptr;  // where sweep times and errors go; null: nowhere
 };
 
 class BmcWatcher {

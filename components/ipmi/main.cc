@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
 #include "client/daemon/component_start.h"
@@ -61,13 +62,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   ftb::ipmi::SdkEventSink sink(**client);
-  ftb::metrics::Registry registry;
+  auto registry = std::make_shared<prometheus::Registry>();
   auto metrics_server = ftb::metrics::HttpServer::startIfSet(config.metrics_listen, registry);
   if (!metrics_server.ok()) {
     std::cerr << "ftb-ipmi: " << metrics_server.status().message() << "\n";
     return 2;
   }
-  auto monitor = ftb::ipmi::Monitor::create(config, sink, &registry);
+  auto monitor = ftb::ipmi::Monitor::create(config, sink, registry.get());
   if (!monitor.ok()) {
     std::cerr << "ftb-ipmi: " << monitor.status().message() << "\n";
     return 2;

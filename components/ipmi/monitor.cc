@@ -17,7 +17,7 @@ std::string hostName() {
 }
 
 WatcherOptions watcherOptions(const MonitorConfig& c, std::string node, std::string bmc,
-                              metrics::Registry* metrics) {
+                              prometheus::Registry* metrics) {
   using std::chrono::milliseconds;
   return {.node = std::move(node),
           .bmc = std::move(bmc),
@@ -48,7 +48,7 @@ bool hasInbandDevice(const MonitorConfig& config) {
 }
 
 Result<std::unique_ptr<Monitor>> Monitor::create(const MonitorConfig& config, EventSink& sink,
-                                                 metrics::Registry* metrics) {
+                                                 prometheus::Registry* metrics) {
   if (Status s = validateConfig(config); !s.ok()) return s;
   auto targets = parseBmcTargets(config.bmc);
   if (!targets.ok()) return targets.status();

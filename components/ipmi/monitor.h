@@ -26,7 +26,7 @@ class Monitor {
   // credentials files, unknown BMCs in it or an unusable SDR cache directory.
   // `metrics` (optional) receives every watcher's sweep times, errors and BMC state.
   static Result<std::unique_ptr<Monitor>> create(const MonitorConfig& config, EventSink& sink,
-                                                 metrics::Registry* metrics = nullptr);
+                                                 prometheus::Registry* metrics = nullptr);
   ~Monitor();
 
   void start();

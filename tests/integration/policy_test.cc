@@ -97,8 +97,8 @@ BOOST_AUTO_TEST_CASE(unprivileged_user_is_refused_reserved_namespaces_only) {
 
   const auto m = ftb::testing::scrapeMetrics(agent.metricsAddress());
   BOOST_TEST(m.sum("ftb_agent_refusals_total", {{"reason", "publish_policy"}}) == 1);
-  BOOST_TEST(m.sum("ftb_agent_events_received_total", {{"namespace", "FTB.JL.JOB1"}}) == 1);
-  BOOST_TEST(m.sum("ftb_agent_events_received_total", {{"namespace", "FTB.JOB.MINE"}}) == 1);
+  BOOST_TEST(m.sum("ftb_agent_events_received_total", {{"event_space", "FTB.JL.JOB1"}}) == 1);
+  BOOST_TEST(m.sum("ftb_agent_events_received_total", {{"event_space", "FTB.JOB.MINE"}}) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(subscribe_rules_withhold_events) {
@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(subscribe_rules_withhold_events) {
   auto second = sub->poll(*replay, 200ms);
   BOOST_TEST(!second->has_value());
   const auto m = ftb::testing::scrapeMetrics(agent.metricsAddress());
-  BOOST_TEST(m.sum("ftb_agent_events_withheld_total", {{"namespace", "FTB.SECRET.A"}}) == 1);  // live only
+  BOOST_TEST(m.sum("ftb_agent_events_withheld_total", {{"event_space", "FTB.SECRET.A"}}) == 1);  // live only
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_policy_file_stops_the_agent_at_start) {

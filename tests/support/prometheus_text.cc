@@ -1,12 +1,14 @@
 #include "tests/support/prometheus_text.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include <netdb.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include <boost/test/unit_test.hpp>
@@ -76,6 +78,48 @@ bool matches(const Sample& s, const std::string& name, const std::map<std::strin
 
 }  // namespace
 
+int connectTo(const std::string& address, int receive_buffer) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) return -1;
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), address.substr(colon + 1).c_str(), &hints, &found) != 0) return -1;
+  int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const timeval read_timeout{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read_timeout, sizeof(read_timeout));
+  if (receive_buffer > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) != 0) {
+    ::close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(found);
+  return fd;
+}
+
+std::string promtoolCheckMetrics(const std::string& text) {
+  char path[] = "/tmp/ftb-promtool-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return "cannot create a temporary file for promtool";
+  ::close(fd);
+  std::ofstream(path) << text;
+  const std::string command =
+      "command -v promtool >/dev/null || { echo 'promtool not found: run deploy/install-deps.sh'; exit 1; }; "
+      "promtool check metrics < " + std::string(path) + " 2>&1";
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) return "cannot run promtool";
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), p) != nullptr) out += buf;
+  const int rc = ::pclose(p);
+  ::unlink(path);
+  if (rc != 0 && out.empty()) out = "promtool check metrics failed without a word";
+  return out;
+}
+
 double MetricsText::sum(const std::string& name, const std::map<std::string, std::string>& match) const {
   double total = 0;
   for (const auto& s : samples) {
@@ -101,7 +145,8 @@ MetricsText parseMetricsText(const std::string& text) {
       std::istringstream t(line.substr(7));
       std::string name, type;
       t >> name >> type;
-      BOOST_CHECK_MESSAGE(type == "counter" || type == "gauge" || type == "histogram",
+      BOOST_CHECK_MESSAGE(type == "counter" || type == "gauge" || type == "histogram" ||
+                              type == "summary" || type == "untyped",
                           "bad TYPE line: " << line);
       out.types[name] = type;
       continue;
@@ -117,15 +162,9 @@ MetricsText parseMetricsText(const std::string& text) {
 }
 
 std::string httpGet(const std::string& address, const std::string& path, int* status) {
-  const auto colon = address.rfind(':');
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(static_cast<uint16_t>(std::atoi(address.substr(colon + 1).c_str())));
-  inet_pton(AF_INET, address.substr(0, colon).c_str(), &to.sin_addr);
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (status != nullptr) *status = 0;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
-    ::close(fd);
+  const int fd = connectTo(address);
+  if (fd < 0) {
     if (status == nullptr) BOOST_ERROR("cannot connect to the metrics endpoint " << address);
     return {};
   }

@@ -5,6 +5,7 @@
 //   double n = samples.value("ftb_agent_clients");
 //   double m = samples.sum("ftb_agent_events_received_total", {{"severity", "ERROR"}});
 //   scrapeUntil(address, [](const MetricsText& t) { return t.sum("ftb_agent_clients") == 2; });
+//   BOOST_TEST(promtoolCheckMetrics(text) == "");  // Prometheus' own linter agrees
 #pragma once
 
 #include <chrono>
@@ -26,7 +27,7 @@ struct Sample {
 
 struct MetricsText {
   std::vector<Sample> samples;
-  std::map<std::string, std::string> types;  // metric family -> counter/gauge/histogram
+  std::map<std::string, std::string> types;  // metric family -> counter/gauge/histogram/summary/untyped
 
   // Sum of the samples named `name` whose labels include all of `match`
   // (0 when there are none).
@@ -39,15 +40,25 @@ struct MetricsText {
 // with the line quoted (and is skipped).
 MetricsText parseMetricsText(const std::string& text);
 
-// GET http://<address><path>. Without `status`, anything but a 200 fails the
+// GET http://<address><path>; address "127.0.0.1:port" or "[::1]:port". Without `status`, anything but a 200 fails the
 // current test; with it, *status is the HTTP status (0: no connection or no
 // answer) and the caller judges. Returns the body (empty on failure).
 std::string httpGet(const std::string& address, const std::string& path = "/metrics",
                     int* status = nullptr);
 
+// A TCP connection to "127.0.0.1:port" / "[::1]:port": a blocking socket whose
+// reads give up after 10 s (a stuck server fails a test instead of hanging
+// it); -1 if refused. `receive_buffer` > 0 sets SO_RCVBUF before connecting.
+int connectTo(const std::string& address, int receive_buffer = 0);
+
 inline MetricsText scrapeMetrics(const std::string& address) {
   return parseMetricsText(httpGet(address));
 }
+
+// What `promtool check metrics` (Debian package prometheus) says about
+// `text`: "" when it finds nothing wrong; else its complaints, or why it could
+// not run ("promtool not found: run deploy/install-deps.sh").
+std::string promtoolCheckMetrics(const std::string& text);
 
 // Scrapes until `condition` holds on what was scraped (gauges follow the
 // daemon's housekeeping turn; the endpoint may not be up yet), failing the

@@ -32,6 +32,9 @@ BOOST_AUTO_TEST_CASE(sweeps_and_devices_are_exported) {
   BOOST_TEST(m.types.at("ftb_ib_sweep_seconds") == "histogram");
   BOOST_TEST(m.sum("ftb_ib_devices") == 2);
   BOOST_TEST(m.sum("ftb_ib_monitor_troubles_total") == 0);
+  BOOST_TEST(m.sum("ftb_build_info") == 1);
+  BOOST_TEST(m.has("process_resident_memory_bytes"));
+  BOOST_TEST(ftb::testing::promtoolCheckMetrics(ftb::testing::httpGet(address)) == "");
   ::kill(pid, SIGTERM);
   int status = 0;
   ::waitpid(pid, &status, 0);

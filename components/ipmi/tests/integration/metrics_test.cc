@@ -22,7 +22,8 @@ BOOST_AUTO_TEST_CASE(sweeps_errors_and_bmc_state_are_exported) {
   const std::string address = "127.0.0.1:" + std::to_string(freePort());
   auto monitor = rig.startMonitor({"node1=" + bmc.address()}, {"--metrics-listen=" + address});
   BOOST_REQUIRE(rig.events.waitFor(named("FTB_IPMI_BMC_ONLINE", "node1"), 10s));
-  const std::map<std::string, std::string> label{{"bmc", bmc.address()}};
+  // Labelled by the node's name (its --bmc entry), not by host:port.
+  const std::map<std::string, std::string> label{{"bmc", "node1"}};
 
   MetricsText m = scrapeUntil(
       address, [&](const MetricsText& t) { return t.sum("ftb_ipmi_sweep_seconds_count", label) >= 2; },
@@ -31,6 +32,11 @@ BOOST_AUTO_TEST_CASE(sweeps_errors_and_bmc_state_are_exported) {
   BOOST_TEST(m.sum("ftb_ipmi_bmc_up", label) == 1);
   BOOST_TEST(m.sum("ftb_ipmi_sweep_errors_total", label) == 0);
   BOOST_TEST(m.sum("ftb_ipmi_sweep_seconds_sum", label) > 0);
+  BOOST_TEST(m.sum("ftb_ipmi_bmc_info", {{"bmc", "node1"}, {"address", bmc.address()}}) == 1);
+  BOOST_TEST(!m.has("ftb_ipmi_bmc_up", {{"bmc", bmc.address()}}));
+  BOOST_TEST(m.sum("ftb_build_info") == 1);
+  BOOST_TEST(m.has("process_open_fds"));
+  BOOST_TEST(ftb::testing::promtoolCheckMetrics(ftb::testing::httpGet(address)) == "");
 
   bmc.kill();
   m = scrapeUntil(
