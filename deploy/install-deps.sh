@@ -19,6 +19,7 @@ packages=(
   debootstrap                                       # the .deb install test's fresh Debian root
   prometheus-cpp-dev                                # metrics/: prometheus-cpp core (registry, metric types, text format)
   prometheus                                        # promtool: `promtool check metrics` on real scrapes in the suite
+  debhelper help2man lintian                        # deploy/package-deb.sh (dh), man pages from --help, lintian_test
 )
 
 missing=()

@@ -39,7 +39,7 @@
 
 #include <stddef.h>
 
-#include <mpi/mpi.h>
+#include <mpi.h>
 
 #ifdef __cplusplus
 extern "C" {

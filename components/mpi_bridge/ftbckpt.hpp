@@ -16,7 +16,7 @@
 // next loop() call, by every rank at the same iteration.
 #pragma once
 
-#include <mpi/mpi.h>
+#include <mpi.h>
 
 #include <cstdint>
 #include <memory>

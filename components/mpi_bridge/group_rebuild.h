@@ -5,7 +5,7 @@
 // member only the k symbols per codeword it decodes from.
 #pragma once
 
-#include <mpi/mpi.h>
+#include <mpi.h>
 
 #include <cstdint>
 #include <optional>

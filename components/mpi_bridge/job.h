@@ -3,7 +3,7 @@
 // Runtime::create; read-only afterwards. MPI thread only.
 #pragma once
 
-#include <mpi/mpi.h>
+#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>

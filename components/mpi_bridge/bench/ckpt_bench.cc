@@ -5,7 +5,7 @@
 // Prints figures; asserts nothing about time.
 //
 //   mpirun -np 4 -x FTBCKPT_NODE_MAP=n0,n1,n2,n3 ckpt_bench [MiB per rank] [reps] [levels, e.g. 13]
-#include <mpi/mpi.h>
+#include <mpi.h>
 #include <sys/mman.h>
 
 #include <algorithm>

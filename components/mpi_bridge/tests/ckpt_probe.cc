@@ -7,7 +7,7 @@
 //   ckpt_probe verify N      recover; print one VERIFY line per rank; exit 0 if
 //                            every rank restored checkpoint N with pattern(rank, N),
 //                            3 if content differs, 4 if recovery failed
-#include <mpi/mpi.h>
+#include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
