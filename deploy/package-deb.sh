@@ -2,15 +2,16 @@
 # Builds ftb's Debian packages with debhelper from what deploy/install.sh
 # installs (deploy/debian/: control, rules, copyright, changelog, maintainer
 # scripts; deploy/debian/README.md lists the packages). Binaries are stripped
-# into -dbgsym packages (.ddeb), Depends come from dpkg-shlibdeps and, for the
-# -dev packages, from the pkg-config modules their .pc files require.
+# into -dbgsym packages (when they carry debug information); Depends come from
+# dpkg-shlibdeps, for the -dev packages from the pkg-config modules their .pc
+# files require, for the daemons from the programs their units run.
 #
 #   deploy/package-deb.sh [--from DIR] [--out DIR]
 #
 # --from  a tree holding the built files at their workspace paths (default: build with Bazel)
 # --out   where to write the packages (default: the current directory): every
-#         .deb, the .ddeb debug symbols, and the .changes/.buildinfo that list them.
-# Prints the path of each .deb and .ddeb written.
+#         .deb (-dbgsym ones included) and the .changes/.buildinfo that list them.
+# Prints the path of each .deb written.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -32,10 +33,11 @@ done
 work=$(mktemp -d /tmp/ftb-deb-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 if [[ -z "$from" ]]; then
-  (cd "$here/.." && bazel build -c opt //agent:ftb-agent //cli:ftbctl //components/ipmi:ftb-ipmi \
+  # Linked unstripped with full debug information: dh_strip moves it into the -dbgsym packages.
+  (cd "$here/.." && bazel build -c opt --strip=never --copt=-g //agent:ftb-agent //cli:ftbctl //components/ipmi:ftb-ipmi \
     //components/ib:ftb-ib //components/launcher_bridge:ftb-run //components/mpi_bridge:libftbckpt.so.0 \
     //client/ftb05:libftb.so.0 //client/ftb05:libftb_a //client:libftb_cpp_a >&2)
-  from=$(cd "$here/.." && bazel info -c opt bazel-bin)  # install.sh takes sources from the workspace
+  from=$(cd "$here/.." && bazel info -c opt --strip=never --copt=-g bazel-bin)  # install.sh takes sources from the workspace
 fi
 from=$(cd "$from" && pwd)
 
@@ -53,6 +55,12 @@ if [[ "${deb_version%-*}" != "$built_version" ]]; then
   exit 1
 fi
 
+# A Bazel fastbuild links with -Wl,-S: nothing to put into -dbgsym packages then.
+if [[ $(readelf -S "$from/agent/ftb-agent" | grep -c '\.debug_info') -eq 0 ]]; then
+  echo "package-deb: $from/agent/ftb-agent carries no debug information (linked with -Wl,-S?): no -dbgsym packages" >&2
+  export DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}"
+fi
+
 # -b: binary packages only; -us -uc: unsigned; dpkg-buildpackage checks Build-Depends.
 if ! (cd "$src" && FTB_INSTALL="$here/install.sh" FTB_FROM="$from" \
       dpkg-buildpackage -b -us -uc --no-pre-clean >"$work/build.log" 2>&1); then
@@ -61,8 +69,8 @@ if ! (cd "$src" && FTB_INSTALL="$here/install.sh" FTB_FROM="$from" \
   exit 1
 fi
 mkdir -p "$out"
-for f in "$work"/*.deb "$work"/*.ddeb "$work"/*.changes "$work"/*.buildinfo; do
+for f in "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo; do
   [[ -e "$f" ]] || continue
   cp "$f" "$out/"
-  case "$f" in *.deb|*.ddeb) echo "$out/$(basename "$f")" ;; esac
+  case "$f" in *.deb) echo "$out/$(basename "$f")" ;; esac
 done

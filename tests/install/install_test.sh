@@ -3,8 +3,10 @@
 # CIFTS FTB 0.6.2 compiles with the installed headers, links through the
 # installed pkg-config file against libftb.so and against libftb.a, and
 # exchanges an event through the installed ftb-agent; so does a C++ program
-# built against the installed SDK (pkg-config ftb-cpp). Units and configuration
-# land where the units say.
+# built against the installed SDK (pkg-config ftb-cpp), and an MPI program
+# builds against the installed libftbckpt (mpicc, pkg-config ftbckpt). Shared
+# libraries carry versioned SONAMEs; units, configuration, man pages and the
+# documentation land where the units and configuration files say.
 set -euo pipefail
 root="${TEST_SRCDIR}/ftb"
 work=$(mktemp -d /tmp/ftb-install-XXXXXX)
@@ -18,12 +20,25 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 prefix="$work/prefix"
 bash "$root/deploy/install.sh" --from "$root" --prefix "$prefix"
-for f in bin/ftb-agent bin/ftbctl bin/ftb-ipmi bin/ftb-ib lib/libftb.so lib/libftb.a include/libftb.h \
-         include/ftb_def.h include/ftb_client_lib_defs.h lib/pkgconfig/ftb.pc etc/ftb/ftb-agent.conf.example \
-         etc/ftb/ftb-agent.conf lib/libftb-cpp.a include/ftb/client/client.h lib/pkgconfig/ftb-cpp.pc \
+for f in bin/ftb-agent bin/ftbctl bin/ftb-ipmi bin/ftb-ib bin/ftb-run lib/libftb.so lib/libftb.so.0 lib/libftb.a \
+         include/libftb.h include/ftb_def.h include/ftb_client_lib_defs.h lib/pkgconfig/ftb.pc \
+         etc/ftb/ftb-agent.conf.example etc/ftb/ftb-agent.conf lib/libftb-cpp.a include/ftb/client/client.h \
+         lib/pkgconfig/ftb-cpp.pc lib/libftbckpt.so lib/libftbckpt.so.0 include/ftbckpt.h lib/pkgconfig/ftbckpt.pc \
          lib/systemd/system/ftb-agent.service lib/systemd/system/ftb-ipmi.service \
-         lib/systemd/system/ftb-ib.service; do
+         lib/systemd/system/ftb-ib.service share/man/man8/ftb-agent.8 share/man/man1/ftbctl.1 \
+         share/man/man8/ftb-ipmi.8 share/man/man8/ftb-ib.8 share/man/man1/ftb-run.1 \
+         share/doc/ftb/README.md share/doc/ftb/docs/SECURITY.md share/doc/ftb/docs/METRICS.md \
+         share/doc/ftb/components/ipmi/README.md; do
   [[ -e "$prefix/$f" ]] || fail "install did not create $f"
+done
+for lib in libftb.so.0 libftbckpt.so.0; do
+  [[ $(readelf -d "$prefix/lib/$lib" | grep -c "Library soname: \[$lib\]") -eq 1 ]] || fail "$lib lacks SONAME $lib"
+done
+# Each man page has the OPTIONS its program's --help gave.
+grep -qF '\fB\-\-config\fR' "$prefix/share/man/man8/ftb-agent.8" || fail "ftb-agent.8 does not document --config"
+# What the configuration files point to is installed at that path under share/doc/ftb.
+for ref in $(grep -ho '\(docs\|components/[a-z_]*\)/[A-Za-z_]*\.md' "$prefix"/etc/ftb/*.conf | sort -u); do
+  [[ -s "$prefix/share/doc/ftb/$ref" ]] || fail "the configuration names $ref, not installed under share/doc/ftb"
 done
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
@@ -45,6 +60,12 @@ gcc -std=c99 -Wall -Werror $sanitize -o "$work/classic_static" "$src" $(pkg-conf
 # shellcheck disable=SC2046
 g++ -std=c++20 -Wall -Werror $sanitize -o "$work/sdk_program" "$root/tests/install/sdk_program.cc" \
   $(pkg-config --cflags --libs ftb-cpp)
+# An MPI program against libftbckpt, as HPC sites build: mpicc and <mpi.h>.
+# shellcheck disable=SC2046,SC2086
+mpicc -Wall -Werror $sanitize -o "$work/ckpt_program" "$root/tests/install/ckpt_program.c" \
+  $(pkg-config --cflags --libs ftbckpt) || fail "an MPI program does not build against the installed libftbckpt"
+[[ $(readelf -d "$work/ckpt_program" | grep -c 'Shared library: \[libftbckpt.so.0\]') -eq 1 ]] ||
+  fail "the MPI program does not link libftbckpt.so.0"
 # Units name the installed binaries and configuration.
 grep -q "^ExecStart=$prefix/bin/ftb-agent --config $prefix/etc/ftb/ftb-agent.conf\$" \
   "$prefix/lib/systemd/system/ftb-agent.service" || fail "ftb-agent.service does not point into $prefix"
