@@ -31,7 +31,7 @@ while (($#)); do
     --libdir) libdir=$2; shift 2 ;;
     --destdir) destdir=$2; shift 2 ;;
     --from) from=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "install: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done

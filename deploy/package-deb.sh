@@ -21,7 +21,7 @@ while (($#)); do
   case "$1" in
     --from) from=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "package-deb: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
