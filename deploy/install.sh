@@ -104,7 +104,7 @@ if [[ -e "$(built components/mpi_bridge/libftbckpt.so.0)" ]]; then
 fi
 # The C++ SDK: headers keep their "client/..." include paths under include/ftb.
 install -m 0644 "$(built client/libftb-cpp.a)" "$lib/"
-for h in client.h event.h payload_fields.h status.h; do
+for h in client.h curve_keys.h event.h payload_fields.h status.h; do
   install -m 0644 "$(source_file "client/$h")" "$root/include/ftb/client/"
 done
 install_pc client/ftb-cpp.pc
@@ -123,11 +123,12 @@ for unit in "${units[@]}"; do
   fi
 done
 
-# HOOK (branch cli): ftbctl's bash completion, once cli/ provides it as
-# cli/ftbctl.bash-completion (listed in tests/install/BUILD's INSTALL_TREE too).
+# ftbctl's bash completion.
 completion=$(source_file cli/ftbctl.bash-completion)
 if [[ -e "$completion" ]]; then
   install -D -m 0644 "$completion" "$root/share/bash-completion/completions/ftbctl"
+else
+  echo "install: cli/ftbctl.bash-completion not in the tree; not installed" >&2
 fi
 
 # Man pages: OPTIONS from the installed program's own --help (never out of

@@ -83,6 +83,8 @@ in_root /usr/bin/ftb-ipmi --help >/dev/null || fail "ftb-ipmi --help failed"
 [[ "$(in_root /usr/bin/ftb-agent --version)" == "ftb-agent "* ]] || fail "ftb-agent --version"
 in_root /usr/bin/ftb-run --help | grep -q -- --spares || fail "ftb-run --help does not describe --spares"
 in_root /usr/bin/ftbctl --help >/dev/null || fail "ftbctl --help failed"
+[[ "$(in_root /usr/bin/ftbctl --version)" == "ftbctl "* ]] || fail "ftbctl --version"
+[[ -s "$fresh/usr/share/bash-completion/completions/ftbctl" ]] || fail "ftb-tools lacks ftbctl's bash completion"
 for page in man8/ftb-agent.8 man1/ftbctl.1 man8/ftb-ipmi.8 man8/ftb-ib.8 man1/ftb-run.1; do
   [[ -s "$fresh/usr/share/man/$page.gz" ]] || fail "no man page /usr/share/man/$page.gz"
   zcat "$fresh/usr/share/man/$page.gz" | grep -q '^\.SH OPTIONS' || fail "$page has no OPTIONS section"

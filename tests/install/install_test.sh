@@ -28,7 +28,8 @@ for f in bin/ftb-agent bin/ftbctl bin/ftb-ipmi bin/ftb-ib bin/ftb-run lib/libftb
          lib/systemd/system/ftb-ib.service share/man/man8/ftb-agent.8 share/man/man1/ftbctl.1 \
          share/man/man8/ftb-ipmi.8 share/man/man8/ftb-ib.8 share/man/man1/ftb-run.1 \
          share/doc/ftb/README.md share/doc/ftb/docs/SECURITY.md share/doc/ftb/docs/METRICS.md \
-         share/doc/ftb/components/ipmi/README.md; do
+         share/doc/ftb/components/ipmi/README.md share/bash-completion/completions/ftbctl \
+         include/ftb/client/curve_keys.h; do
   [[ -e "$prefix/$f" ]] || fail "install did not create $f"
 done
 for lib in libftb.so.0 libftbckpt.so.0; do
