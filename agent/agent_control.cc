@@ -68,7 +68,8 @@ void Agent::onClients(const std::string& routing_id, const proto::Envelope& enve
   reply(routing_id, answer);
 }
 
-void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope) {
+void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope,
+                            const Sender& sender) {
   const proto::HistoryQuery& query = envelope.history_query();
   Result<Filter> filter = Filter::parse(query.filter());
   if (!filter.ok()) {
@@ -76,10 +77,15 @@ void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope&
                       envelope.request_id());
   }
   const std::size_t n = query.last_n() == 0 ? history_.size() : query.last_n();
+  // The same subscribe check as live delivery: the querier sees what it could subscribe to.
+  Principal who = admission_.principalOf(sender);
+  if (who.peer && policy_.needsGroups()) who.groups = groupsOf(who.peer->uid);
+  const auto events = visibleTo(
+      who, history_.lastN(admission_.everyoneSeesEverything() ? n : history_.size(), *filter), n);
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_history_reply();
-  for (const auto& e : history_.lastN(n, *filter)) r->add_events(e->bytes);
+  for (const auto& e : events) r->add_events(e->bytes);
   reply(routing_id, answer);
 }
 

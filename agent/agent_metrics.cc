@@ -59,7 +59,9 @@ AgentMetrics::AgentMetrics(std::size_t max_namespaces)
                                         kEventLabels)),
       refusals_(registry_.counterFamily("ftb_agent_refusals_total",
                                         "Refusals: publish_policy (an event refused by the namespace "
-                                        "policy), curve_auth (a peer or client whose key is not authorized)",
+                                        "policy), curve_auth (a peer or client whose key is not authorized), "
+                                        "admission (a message from a kind of peer that may not send it), "
+                                        "hello_origin (a Hello claiming another identity's session)",
                                         {"reason"})),
       latency_(registry_.histogram("ftb_agent_delivery_latency_seconds",
                                    "Publish time (publisher's clock) to handing the event to a local "
@@ -100,7 +102,14 @@ void AgentMetrics::observeDelivery(std::chrono::system_clock::time_point publish
 }
 
 void AgentMetrics::refused(Refusal why) {
-  refusals_.labels({why == Refusal::kPublishPolicy ? "publish_policy" : "curve_auth"}).inc();
+  const char* reason = "curve_auth";
+  switch (why) {
+    case Refusal::kPublishPolicy: reason = "publish_policy"; break;
+    case Refusal::kCurveAuth: reason = "curve_auth"; break;
+    case Refusal::kAdmission: reason = "admission"; break;
+    case Refusal::kHelloOrigin: reason = "hello_origin"; break;
+  }
+  refusals_.labels({reason}).inc();
 }
 
 void AgentMetrics::sync(metrics::Counter& counter, uint64_t total) {

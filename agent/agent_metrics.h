@@ -42,7 +42,9 @@ class AgentMetrics {
   void observeDelivery(std::chrono::system_clock::time_point published,
                        std::chrono::system_clock::time_point now);
 
-  enum class Refusal { kPublishPolicy, kCurveAuth };
+  // kAdmission: a message from a peer of a kind its admission rule refuses
+  // (agent/admission.h); kHelloOrigin: a Hello claiming another identity's session.
+  enum class Refusal { kPublishPolicy, kCurveAuth, kAdmission, kHelloOrigin };
   void refused(Refusal why);
 
   // Counters kept elsewhere (proto::Counters, tree stats) are mirrored here by
