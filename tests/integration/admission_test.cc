@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
   const auto clients = ftb::testing::queryClients(endpoint);
   const auto* info = ftb::testing::findClient(clients, "victim");
   BOOST_REQUIRE(info != nullptr);
-  BOOST_TEST(info->events_published == 2u);
+  BOOST_TEST(info->events_published() == 2u);
   BOOST_TEST(ftb::testing::findClient(clients, "impostor") == nullptr);
 
   // The watcher sees the victim's two events and nothing forged in between.

@@ -1,5 +1,6 @@
 #include "tests/integration/nobody_child.h"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -31,7 +32,9 @@ void writeAll(int fd, const std::string& data) {
 
 NobodyChild::NobodyChild(std::function<std::string(const std::string&)> body) {
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error("pipe failed");
+  // Close-on-exec: an agent the test starts later must not hold the child's
+  // input open (the child reads it to the end).
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
