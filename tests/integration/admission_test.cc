@@ -1,16 +1,23 @@
 // The agent's admission table with a real agent (agent/admission.h):
 // - a Hello claiming a live client's origin from another uid is refused with a
 //   precise error, and the real client's session and event ids are untouched;
-// - tree messages are accepted from other agents only, never from the IPC socket.
+// - tree messages are accepted from other agents only: never from the IPC
+//   socket, nor (Curve on) from a remote client holding its own authorized key.
 #define BOOST_TEST_MODULE admission
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
+#include <thread>
+
+#include <zmq.hpp>
 
 #include "client/client.h"
+#include "client/codec.h"
+#include "client/curve_keys.h"
 #include "proto/tree.pb.h"
 #include "tests/integration/nobody_child.h"
 #include "tests/integration/raw_peer.h"
@@ -58,10 +65,11 @@ std::string impersonate(const std::string& input) {
   return report + "\n";
 }
 
-ftb::proto::Envelope treeMessage(const std::function<void(ftb::proto::TreeMessage&)>& fill) {
+ftb::proto::Envelope treeMessage(const std::function<void(ftb::proto::TreeMessage&)>& fill,
+                                 const std::string& from = "tcp://127.0.0.1:9") {  // nobody listens there
   ftb::proto::Envelope e;
   auto* m = e.mutable_tree();
-  m->mutable_from()->set_address("tcp://127.0.0.1:9");  // nobody listens there
+  m->mutable_from()->set_address(from);
   m->mutable_from()->set_incarnation(1);
   m->mutable_from()->set_name("forger");
   fill(*m);
@@ -176,4 +184,61 @@ BOOST_AUTO_TEST_CASE(tree_messages_from_the_ipc_socket_are_refused) {
   auto got = watcher->poll(*sub, 5s);
   BOOST_REQUIRE(got.ok() && got->has_value());
   BOOST_TEST((**got).event.payload == "real");
+}
+
+BOOST_AUTO_TEST_CASE(tree_messages_need_the_agents_key_when_curve_is_on) {
+  ftb::testing::TempDir dir;
+  const auto cluster = ftb::curve::generateKeyPair().value();
+  const auto client = ftb::curve::generateKeyPair().value();
+  BOOST_REQUIRE(ftb::curve::writeKeyFiles(cluster, dir.path() + "/cluster").ok());
+  std::ofstream(dir.path() + "/authorized") << cluster.public_key << "\n" << client.public_key << "\n";
+  AgentProcess agent({"--curve-key-file=" + dir.path() + "/cluster.key",
+                      "--curve-authorized-keys=" + dir.path() + "/authorized"});
+
+  // Where the agent answers tree messages: a Curve server with the cluster key, as an agent is.
+  zmq::context_t context;
+  zmq::socket_t replies(context, zmq::socket_type::router);
+  replies.set(zmq::sockopt::linger, 0);
+  replies.set(zmq::sockopt::rcvtimeo, 10000);
+  replies.set(zmq::sockopt::curve_server, 1);
+  replies.set(zmq::sockopt::curve_secretkey, cluster.secret_key);
+  replies.bind("tcp://127.0.0.1:*");
+  const std::string reply_address = replies.get(zmq::sockopt::last_endpoint);
+
+  // A remote client with its own authorized key: it may connect, not pose as an agent.
+  // Sends a probe with `keys`; the answer on the same socket, if `wait`.
+  auto ask = [&](const ftb::curve::KeyPair& keys, bool wait = true) -> std::optional<ftb::proto::Envelope> {
+    zmq::socket_t socket(context, zmq::socket_type::dealer);
+    socket.set(zmq::sockopt::linger, wait ? 0 : 5000);  // a probe not waited for still goes out
+    socket.set(zmq::sockopt::rcvtimeo, 5000);
+    socket.set(zmq::sockopt::curve_serverkey, cluster.public_key);
+    socket.set(zmq::sockopt::curve_publickey, keys.public_key);
+    socket.set(zmq::sockopt::curve_secretkey, keys.secret_key);
+    socket.connect(agent.tcpEndpoint());
+    ftb::proto::Envelope probe =
+        treeMessage([](auto& m) { m.mutable_probe()->set_nonce(7); }, reply_address);
+    probe.set_request_id(1);
+    (void)socket.send(zmq::buffer(ftb::wire::encode(probe)));
+    if (!wait) return std::nullopt;
+    zmq::message_t answer;
+    if (!socket.recv(answer, zmq::recv_flags::none)) return std::nullopt;
+    ftb::proto::Envelope e;
+    if (!e.ParseFromArray(answer.data(), static_cast<int>(answer.size()))) return std::nullopt;
+    return e;
+  };
+  const std::string refused = errorText(ask(client));
+  BOOST_TEST(refused.find("PERMISSION_DENIED: Tree is accepted only from other agents, not from a Curve client (key " +
+                          client.public_key + ")") == 0,
+             refused);
+  // With the agents' key the same probe is served: the agent answers it on its
+  // own link, to the address the probe named.
+  std::thread prober([&] { (void)ask(cluster, false); });
+  zmq::message_t identity, frame;
+  const bool answered = replies.recv(identity, zmq::recv_flags::none).has_value() &&
+                        replies.recv(frame, zmq::recv_flags::none).has_value();
+  prober.join();
+  BOOST_REQUIRE_MESSAGE(answered, "no probe reply from the agent");
+  ftb::proto::Envelope reply;
+  BOOST_REQUIRE(reply.ParseFromArray(frame.data(), static_cast<int>(frame.size())));
+  BOOST_TEST(reply.tree().probe_reply().nonce() == 7u, reply.DebugString());
 }
