@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <unistd.h>
+#include <zmq.h>
 
 #include <filesystem>
 #include <fstream>
@@ -226,49 +227,49 @@ void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
                envelope.status().message(), 0);
     return;
   }
-  std::optional<PeerCredentials> peer;
-  if (const char* address = body.gets("Peer-Address")) peer = parsePeerAddress(address);
-  dispatch(routing_id, *envelope, peer);
+  // Who sent it, from what the kernel and ZeroMQ say (never from the message).
+  Sender sender;
+  if (const char* address = zmq_msg_gets(body.handle(), "Peer-Address")) {
+    sender.local = parsePeerAddress(address);
+    if (!sender.local) sender.address = address;
+  }
+  if (const char* user = zmq_msg_gets(body.handle(), "User-Id"); user != nullptr && !sender.local) {
+    sender.curve_key = user;  // set by the ZAP handler: the admitted Curve key
+  }
+  sender.has_session = sessions_.count(routing_id) != 0;
+  dispatch(routing_id, *envelope, sender);
 }
 
 void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
-                     const std::optional<PeerCredentials>& peer) {
+                     const Sender& sender) {
   using B = proto::Envelope;
+  if (Status admitted = admission_.admit(envelope.body_case(), sender); !admitted.ok()) {
+    if (admitted.code() == Code::kNotFound) {
+      counters_.set_bad_frames(counters_.bad_frames() + 1);
+      log_.warn("unexpected-type", "unexpected message type {} from a peer",
+                static_cast<int>(envelope.body_case()));
+    } else if (admitted.code() == Code::kPermissionDenied) {
+      metrics_.refused(AgentMetrics::Refusal::kAdmission);
+      log_.warn("admission", "refused a message: {}", admitted.message());
+    }
+    replyError(routing_id, wire::codeToWire(admitted.code()), admitted.message(),
+               envelope.request_id());
+    return;
+  }
   switch (envelope.body_case()) {
-    case B::kHello: return onHello(routing_id, envelope, peer);
+    case B::kHello: return onHello(routing_id, envelope, sender);
     case B::kStatusRequest: return onStatus(routing_id, envelope);
     case B::kClientsRequest: return onClients(routing_id, envelope);
-    case B::kHistoryQuery: return onHistoryQuery(routing_id, envelope);
+    case B::kHistoryQuery: return onHistoryQuery(routing_id, envelope, sender);
     case B::kTreeQuery: return onTreeQuery(routing_id, envelope);
     case B::kTree: return onTree(envelope);
     case B::kGoodbye: return onGoodbye(routing_id);
     default: break;
   }
+  // The rest needs a session (the table said so, and admit() checked it).
   ClientSession* session = findSession(routing_id);
-  switch (envelope.body_case()) {
-    case B::kDeclare:
-    case B::kPublish:
-    case B::kSubscribe:
-    case B::kUnsubscribe:
-    case B::kHeartbeat:
-      if (session == nullptr) {
-        replyError(routing_id, proto::Error::UNAUTHENTICATED,
-                   "this agent has no session for you (it may have restarted): send Hello first",
-                   envelope.request_id());
-        return;
-      }
-      session->last_seen = std::chrono::steady_clock::now();
-      break;
-    default:
-      counters_.set_bad_frames(counters_.bad_frames() + 1);
-      log_.warn("unexpected-type", "unexpected message type {} from a peer",
-                static_cast<int>(envelope.body_case()));
-      replyError(routing_id, proto::Error::NOT_FOUND,
-                 "message type " + std::to_string(envelope.body_case()) +
-                     " is not a request this agent serves",
-                 envelope.request_id());
-      return;
-  }
+  if (session == nullptr) return;
+  session->last_seen = std::chrono::steady_clock::now();
   switch (envelope.body_case()) {
     case B::kDeclare: return onDeclare(*session, envelope);
     case B::kPublish: return onPublish(*session, envelope.publish());
@@ -285,7 +286,8 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
 }
 
 void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelope,
-                    const std::optional<PeerCredentials>& peer) {
+                    const Sender& sender) {
+  const std::optional<PeerCredentials>& peer = sender.local;
   const proto::Hello& hello = envelope.hello();
   Result<std::string> space = normalizeEventSpace(hello.event_space());
   if (!space.ok()) {
@@ -301,6 +303,19 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
              .process_start_ns = hello.origin().process_start_ns(),
              .client_instance = hello.client_instance()};
   const std::string publisher_key = id.publisherKey();
+  // Only the identity that opened a session under this origin may resume it:
+  // anyone else would take over its publisher key and accepted sequence.
+  if (auto known = known_publishers_.find(publisher_key); known != known_publishers_.end()) {
+    if (Status s = Admission::mayResume(known->second.owner, sender); !s.ok()) {
+      metrics_.refused(AgentMetrics::Refusal::kHelloOrigin);
+      auto live = by_publisher_.find(publisher_key);
+      log_.warn("hello-origin", "refused a Hello as '{}' claiming the origin of {} client '{}' ({}): {}",
+                hello.client_name(), live != by_publisher_.end() ? "live" : "departed",
+                live != by_publisher_.end() ? live->second->client_name : std::string("?"),
+                known->second.owner.describe(), s.message());
+      return replyError(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
+    }
+  }
   // A client that reconnects (new socket) replaces its old session.
   if (auto it = by_publisher_.find(publisher_key); it != by_publisher_.end()) {
     removeSession(it->second->routing_id, "the client reconnected");
@@ -317,14 +332,13 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->client_instance = hello.client_instance();
   session->publisher_key = publisher_key;
   session->peer = peer;
-  session->principal.peer = peer;
-  // Only the TCP endpoint lacks credentials, and with Curve on it admits authorized keys only.
-  session->principal.curve_authenticated = !peer && curve_auth_ != nullptr;
+  session->principal = admission_.principalOf(sender);
   applyPolicy(*session);
   session->last_seen = std::chrono::steady_clock::now();
   session->connected_at = std::chrono::system_clock::now();
   KnownPublisher& known = known_publishers_[publisher_key];
   known.connected = true;
+  known.owner = OriginOwner::of(sender);
   session->last_seq = known.accepted_seq;
   for (const auto& d : hello.declarations()) {
     Result<std::string> name = normalizeEventName(d.name());

@@ -18,6 +18,7 @@
 
 #include <zmq.hpp>
 
+#include "agent/admission.h"
 #include "agent/agent_metrics.h"
 #include "agent/client_session.h"
 #include "agent/curve_authenticator.h"
@@ -71,10 +72,9 @@ class Agent : private tree::TreeHost {
 
   // agent.cc: the loop, sessions and sending.
   void handleFrame(const std::string& routing_id, zmq::message_t& body);
-  void dispatch(const std::string& routing_id, proto::Envelope& envelope,
-                const std::optional<PeerCredentials>& peer);
-  void onHello(const std::string& routing_id, const proto::Envelope& envelope,
-               const std::optional<PeerCredentials>& peer);
+  // Consults admission_ first: a message the table refuses never reaches a handler.
+  void dispatch(const std::string& routing_id, proto::Envelope& envelope, const Sender& sender);
+  void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
   ClientSession* findSession(const std::string& routing_id);
   void removeSession(const std::string& routing_id, std::string_view why);
@@ -94,6 +94,9 @@ class Agent : private tree::TreeHost {
   // agent_policy.cc: the namespace policy.
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
+  // `events` (oldest first) that `who` may see (Admission::maySee), at most the newest `keep`.
+  std::vector<RoutedEventPtr> visibleTo(const Principal& who, std::vector<RoutedEventPtr> events,
+                                        std::size_t keep);
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
@@ -127,7 +130,8 @@ class Agent : private tree::TreeHost {
   // agent_control.cc: the control API.
   void onStatus(const std::string& routing_id, const proto::Envelope& envelope);
   void onClients(const std::string& routing_id, const proto::Envelope& envelope);
-  void onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope);
+  void onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope,
+                      const Sender& sender);
   void onTreeQuery(const std::string& routing_id, const proto::Envelope& envelope);
 
   AgentConfig config_;
@@ -138,6 +142,7 @@ class Agent : private tree::TreeHost {
   std::atomic<bool> reload_{false};
   std::function<Result<AgentConfig>()> reloader_;
   NamespacePolicy policy_;
+  Admission admission_{policy_, ""};  // the agents' Curve key is set by startCurve()
   std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
   std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_
   std::chrono::steady_clock::time_point started_;
@@ -151,6 +156,7 @@ class Agent : private tree::TreeHost {
     uint64_t accepted_seq = 0;
     bool connected = false;
     std::chrono::steady_clock::time_point departed;
+    OriginOwner owner;  // who said Hello with this key first: only it may resume it
   };
   std::unordered_map<std::string, KnownPublisher> known_publishers_;
   std::vector<std::string> doomed_;  // routing ids to remove at the end of this turn

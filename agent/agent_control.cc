@@ -78,7 +78,8 @@ void Agent::onClients(const std::string& routing_id, const proto::Envelope& enve
   reply(routing_id, answer);
 }
 
-void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope) {
+void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope,
+                            const Sender& sender) {
   const proto::HistoryQuery& query = envelope.history_query();
   Result<Filter> filter = Filter::parse(query.filter());
   if (!filter.ok()) {
@@ -86,15 +87,16 @@ void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope&
                       envelope.request_id());
   }
   const std::size_t n = query.last_n() == 0 ? history_.size() : query.last_n();
-  std::vector<RoutedEventPtr> events;
-  if (query.since_unix_ns() == 0 && query.until_unix_ns() == 0) {
-    events = history_.lastN(n, *filter);
-  } else {  // the newest n among the matches within the bounds
-    for (auto& e : history_.lastN(history_.size(), *filter)) {
-      if (withinTimeBounds(e->event, query)) events.push_back(std::move(e));
-    }
-    if (events.size() > n) events.erase(events.begin(), events.end() - n);
+  // The same subscribe check as live delivery: the querier sees what it could subscribe to.
+  Principal who = admission_.principalOf(sender);
+  if (who.peer && policy_.needsGroups()) who.groups = groupsOf(who.peer->uid);
+  const bool bounded = query.since_unix_ns() != 0 || query.until_unix_ns() != 0;
+  std::vector<RoutedEventPtr> candidates =
+      history_.lastN(admission_.everyoneSeesEverything() && !bounded ? n : history_.size(), *filter);
+  if (bounded) {  // the newest n among the matches within the bounds
+    std::erase_if(candidates, [&](const RoutedEventPtr& e) { return !withinTimeBounds(e->event, query); });
   }
+  const auto events = visibleTo(who, std::move(candidates), n);
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_history_reply();

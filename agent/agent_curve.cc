@@ -36,6 +36,8 @@ Status Agent::startCurve() {
   auto auth = CurveAuthenticator::start(context_, std::move(authorized));
   if (!auth.ok()) return auth.status();
   curve_auth_ = std::move(auth).value();
+  // Agents link with the key pair they share: its public half is the server key.
+  admission_.setAgentsCurveKey(keys.server_public);
   curve_keys_ = std::move(keys);
   spdlog::info("Curve on: TCP clients and tree links need an authorized key (this agent's public key {})",
                curve_keys_->public_key);

@@ -72,10 +72,14 @@ AgentMetrics::AgentMetrics(std::size_t max_event_spaces)
                          "Event deliveries the namespace policy kept from a subscriber")),
       refusals_(counters(*registry_, "ftb_agent_refusals_total",
                          "Refusals: publish_policy (an event refused by the namespace policy), "
-                         "curve_auth (a peer or client whose key is not authorized)")),
+                         "curve_auth (a peer or client whose key is not authorized), "
+                         "admission (a message from a kind of peer that may not send it), "
+                         "hello_origin (a Hello claiming another identity's session)")),
       // Present from the start, so a scrape shows zero rather than nothing.
       policy_refusals_(refusals_.Add({{"reason", "publish_policy"}})),
       curve_refusals_(refusals_.Add({{"reason", "curve_auth"}})),
+      admission_refusals_(refusals_.Add({{"reason", "admission"}})),
+      hello_origin_refusals_(refusals_.Add({{"reason", "hello_origin"}})),
       latency_(histogram(*registry_, "ftb_agent_delivery_latency_seconds",
                          "Publish time (publisher's clock) to handing the event to a local subscriber",
                          latencyBuckets())) {}
@@ -115,7 +119,12 @@ void AgentMetrics::observeDelivery(std::chrono::system_clock::time_point publish
 }
 
 void AgentMetrics::refused(Refusal why) {
-  (why == Refusal::kPublishPolicy ? policy_refusals_ : curve_refusals_).Increment();
+  switch (why) {
+    case Refusal::kPublishPolicy: policy_refusals_.Increment(); return;
+    case Refusal::kCurveAuth: curve_refusals_.Increment(); return;
+    case Refusal::kAdmission: admission_refusals_.Increment(); return;
+    case Refusal::kHelloOrigin: hello_origin_refusals_.Increment(); return;
+  }
 }
 
 void AgentMetrics::sync(prometheus::Counter& counter, uint64_t total) {

@@ -50,7 +50,9 @@ class AgentMetrics {
   void observeDelivery(std::chrono::system_clock::time_point published,
                        std::chrono::system_clock::time_point now);
 
-  enum class Refusal { kPublishPolicy, kCurveAuth };
+  // kAdmission: a message from a peer of a kind its admission rule refuses
+  // (agent/admission.h); kHelloOrigin: a Hello claiming another identity's session.
+  enum class Refusal { kPublishPolicy, kCurveAuth, kAdmission, kHelloOrigin };
   void refused(Refusal why);
 
   // Counters kept elsewhere (proto::Counters, tree stats) are mirrored here by
@@ -88,6 +90,8 @@ class AgentMetrics {
   prometheus::Family<prometheus::Counter>& refusals_;
   prometheus::Counter& policy_refusals_;
   prometheus::Counter& curve_refusals_;
+  prometheus::Counter& admission_refusals_;
+  prometheus::Counter& hello_origin_refusals_;
   prometheus::Histogram& latency_;
   // Per event space (those under the cap only), one slot per severity: the
   // hot path is one hash lookup of the event's own string, no allocation.

@@ -1,6 +1,6 @@
 // The agent's side of the namespace policy: what a session may do, decided at
-// Hello and again after a reload (agent_lifecycle.cc); subscriptions are
-// filtered per namespace.
+// Hello and again after a reload (agent_lifecycle.cc); what a peer may see is
+// Admission::maySee, asked by live delivery, replays, history and loss notices.
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
@@ -17,10 +17,10 @@ void Agent::applyPolicy(ClientSession& session) {
 }
 
 bool Agent::mayReceive(ClientSession& session, const std::string& event_space) {
-  if (policy_.openToAll(NamespacePolicy::Action::kSubscribe)) return true;
+  if (admission_.everyoneSeesEverything()) return true;
   auto [it, fresh] = session.may_receive.try_emplace(event_space, false);
   if (fresh) {
-    it->second = policy_.allows(NamespacePolicy::Action::kSubscribe, event_space, session.principal);
+    it->second = admission_.maySee(session.principal, event_space);
     if (!it->second) {
       log_.warn("policy-subscribe", "client '{}' ({}) may not receive events of {}: withheld by the "
                 "namespace policy", session.client_name,
@@ -29,6 +29,20 @@ bool Agent::mayReceive(ClientSession& session, const std::string& event_space) {
     }
   }
   return it->second;
+}
+
+std::vector<RoutedEventPtr> Agent::visibleTo(const Principal& who, std::vector<RoutedEventPtr> events,
+                                             std::size_t keep) {
+  if (!admission_.everyoneSeesEverything()) {
+    std::unordered_map<std::string, bool> seen;  // namespace -> maySee, asked once per query
+    std::erase_if(events, [&](const RoutedEventPtr& e) {
+      auto [it, fresh] = seen.try_emplace(e->event.event_space(), false);
+      if (fresh) it->second = admission_.maySee(who, e->event.event_space());
+      return !it->second;
+    });
+  }
+  if (events.size() > keep) events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(keep));
+  return events;
 }
 
 }  // namespace ftb::agent

@@ -275,10 +275,14 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   std::vector<RoutedEventPtr> replay;
   bool complete = true;
   if (request.has_history()) {
+    // What the client may not see is left out before counting (history_events).
     if (request.history().has_since()) {
-      replay = history_.since(request.history().since(), *filter, &complete);
+      replay = visibleTo(session.principal, history_.since(request.history().since(), *filter, &complete),
+                         history_.size());
     } else {
-      replay = history_.lastN(request.history().last_n(), *filter);
+      const std::size_t n = request.history().last_n();
+      replay = visibleTo(session.principal,
+                         history_.lastN(admission_.everyoneSeesEverything() ? n : history_.size(), *filter), n);
     }
   }
   session.subscriptions.insert_or_assign(request.subscription_id(),
@@ -293,9 +297,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   if (auto newest = history_.newestId()) *r->mutable_history_mark() = *newest;
   reply(session.routing_id, answer);
   const std::vector<uint32_t> ids{request.subscription_id()};
-  for (const auto& e : replay) {
-    if (mayReceive(session, e->event.event_space())) enqueueDelivery(session, e, ids);
-  }
+  for (const auto& e : replay) enqueueDelivery(session, e, ids);
 }
 
 void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelope) {

@@ -51,8 +51,13 @@ struct ClientOptions {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{5000};  // subscribe/declare/unsubscribe acks
   // Published events kept until the agent acknowledges them (re-sent after a
-  // reconnect). publish() fails with kResourceExhausted when this is full.
+  // reconnect). publish() fails with kResourceExhausted when this is full...
   std::size_t publish_buffer_events = 1 << 17;
+  // ...unless this is set: then publish() blocks while the buffer is full and
+  // fails only when the agent has acknowledged nothing for this long (gone past
+  // a reconnect). 0: never block. The FTB 0.5 C API sets it (FTB_Publish blocks
+  // like the original's socket write).
+  std::chrono::milliseconds publish_wait_for_room{0};
   // Capacity of each polling subscription's queue, and of the queue of
   // callbacks waiting to run; overflow is counted and reported by a kMissed
   // notification, never dropped silently.

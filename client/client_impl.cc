@@ -164,7 +164,7 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
     event.mutable_id()->set_seq(seq);
     if (on_seq) on_seq(seq);
     return event.SerializeAsString();
-  });
+  }, options_.publish_wait_for_room);
   if (!seq.ok()) return seq.status();
   {
     std::lock_guard lock(mu_);

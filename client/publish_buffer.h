@@ -4,6 +4,7 @@
 // Threading: internally locked; publishers and the SDK's I/O thread share it.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -20,14 +21,31 @@ class PublishBuffer {
   explicit PublishBuffer(std::size_t capacity) : capacity_(capacity) {}
 
   // Assigns the next sequence number, lets `encode(seq)` build the bytes and
-  // keeps them. kResourceExhausted when `capacity` events are unacknowledged.
+  // keeps them. kResourceExhausted when `capacity` events are unacknowledged,
+  // at once when `wait_for_room` is 0; otherwise the caller blocks until there
+  // is room, and fails only once the agent has acknowledged nothing for
+  // `wait_for_room` (every acknowledgement restarts that wait).
   template <typename Encode>
-  Result<uint64_t> append(Encode&& encode) {
-    std::lock_guard lock(mu_);
+  Result<uint64_t> append(Encode&& encode,
+                          std::chrono::milliseconds wait_for_room = std::chrono::milliseconds(0)) {
+    std::unique_lock lock(mu_);
+    if (events_.size() >= capacity_ && wait_for_room.count() > 0) {
+      for (uint64_t seen = acked_; events_.size() >= capacity_; seen = acked_) {
+        const bool moved = acked_cv_.wait_for(
+            lock, wait_for_room, [&] { return events_.size() < capacity_ || acked_ != seen; });
+        if (!moved) {
+          return resourceExhausted("publish buffer full: " + std::to_string(capacity_) +
+                                   " events not yet acknowledged, and the agent acknowledged none for " +
+                                   std::to_string(wait_for_room.count()) +
+                                   " ms (is it reachable?); retry later");
+        }
+      }
+    }
     if (events_.size() >= capacity_) {
       return resourceExhausted("publish buffer full: " + std::to_string(capacity_) +
                                " events not yet acknowledged by the agent (is it reachable?); "
-                               "retry later or raise ClientOptions::publish_buffer_events");
+                               "retry later, raise ClientOptions::publish_buffer_events or set "
+                               "ClientOptions::publish_wait_for_room");
     }
     const uint64_t seq = next_seq_++;
     events_.push_back({seq, encode(seq)});

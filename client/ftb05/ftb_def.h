@@ -65,7 +65,7 @@ extern "C" {
 #define FTB_SUBSCRIPTION_NOTIFY     0x2
 
 /* ---- Sizes. Each string limit includes the terminating NUL. ---- */
-#define FTB_DEFAULT_POLLING_Q_LEN   64
+#define FTB_DEFAULT_POLLING_Q_LEN   64  /* 0.6.2's value; libftb's default is 65536 (docs/FTB05.md) */
 #define FTB_MAX_CLIENTSCHEMA_VER    8
 #define FTB_MAX_EVENTSPACE          64
 #define FTB_MAX_CLIENT_NAME         16
@@ -96,7 +96,7 @@ typedef struct FTB_client {
     FTB_client_name_t client_name;
     FTB_client_jobid_t client_jobid;
     FTB_subscription_style_t client_subscription_style;  /* a string, see above */
-    int client_polling_queue_len;                        /* <= 0: FTB_DEFAULT_POLLING_Q_LEN */
+    int client_polling_queue_len;                        /* <= 0: $FTB_POLLING_QUEUE_LEN, else 65536 */
 } FTB_client_t;
 
 /* One publishable event, for FTB_Declare_publishable_events without a schema. */

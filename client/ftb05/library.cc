@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -41,6 +42,15 @@ constexpr const char* kAnonymousClient = "ftb05";
 // Events seen by more than one of a client's subscriptions arrive once per
 // subscription, one right after another; this many recent ids are remembered.
 constexpr std::size_t kRecentIds = 64;
+// The polling queue when client_polling_queue_len <= 0 and $FTB_POLLING_QUEUE_LEN
+// is unset: room for real bursts (0.6.2's 64 lost events of its own MPI
+// examples, e.g. ftb_grouping's 100 per rank). Memory is taken only by events
+// actually waiting: at most about 64 MB per client (about 1 KB an event).
+constexpr std::size_t kDefaultPollingQueueEvents = 65536;
+// How long FTB_Publish waits for room in the SDK's publish buffer while the
+// agent acknowledges nothing ($FTB_PUBLISH_TIMEOUT_MS): past it, the agent is
+// taken as gone for good and FTB_Publish fails.
+constexpr milliseconds kDefaultPublishTimeout{30000};
 
 // ---------------------------------------------------------------- helpers
 
@@ -211,6 +221,29 @@ std::string agentEndpoint() {
   return "";
 }
 
+// A positive whole number from setting `name`, or nullopt (unset; a bad value is warned about).
+std::optional<long> positiveSetting(const char* name) {
+  const std::string text = setting(name);
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || value <= 0) {
+    warn(name, std::string(name) + "='" + text + "' is not a positive whole number; using the default");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::size_t pollingQueueEvents() {
+  if (auto n = positiveSetting("FTB_POLLING_QUEUE_LEN")) return static_cast<std::size_t>(*n);
+  return kDefaultPollingQueueEvents;
+}
+
+milliseconds publishTimeout() {
+  if (auto ms = positiveSetting("FTB_PUBLISH_TIMEOUT_MS")) return milliseconds(*ms);
+  return kDefaultPublishTimeout;
+}
+
 milliseconds connectTimeout() {
   const std::string ms = setting("FTB_CONNECT_TIMEOUT_MS");
   if (!ms.empty() && std::atol(ms.c_str()) > 0) return milliseconds(std::atol(ms.c_str()));
@@ -307,7 +340,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   FTB_client_id_t id{};
   std::string event_space;
   int style = 0;
-  std::size_t queue_capacity = FTB_DEFAULT_POLLING_Q_LEN;
+  std::size_t queue_capacity = kDefaultPollingQueueEvents;
   std::unique_ptr<Client> sdk;
   std::thread callback_thread;
 
@@ -316,6 +349,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<Declared> declared;
   uint16_t seqnum = 0;
   std::deque<ReceivedEvent> queue;  // polling
+  uint64_t queue_dropped = 0;       // oldest events dropped from a full polling queue
   std::vector<Subscription> subscriptions;  // in subscription order
   std::deque<ReceivedEvent> callback_queue;
   std::deque<std::pair<std::string, uint64_t>> recent;  // dedup across subscriptions
@@ -357,9 +391,11 @@ void Connection::onNotification(const Notification& n) {
   if (!(style & FTB_SUBSCRIPTION_POLLING)) return;
   if (queue.size() >= queue_capacity) {
     queue.pop_front();
-    warn("queue-full", "Event queue is full: client " + event_space +
-                           " dropped its oldest event (poll faster or raise "
-                           "client_polling_queue_len)");
+    ++queue_dropped;
+    warn("queue-full", "Event queue is full: client " + event_space + " dropped its oldest event (" +
+                           std::to_string(queue_dropped) + " so far; queue of " +
+                           std::to_string(queue_capacity) +
+                           "; poll faster or raise client_polling_queue_len / FTB_POLLING_QUEUE_LEN)");
   }
   queue.push_back(std::move(r));
 }
@@ -576,9 +612,9 @@ int connect(const FTB_client_t* info, FTB_client_handle_t* handle) {
   conn->id.ext = 0;
   conn->event_space = space;
   conn->style = bits;
-  if (info->client_polling_queue_len > 0) {
-    conn->queue_capacity = static_cast<std::size_t>(info->client_polling_queue_len);
-  }
+  conn->queue_capacity = info->client_polling_queue_len > 0
+                             ? static_cast<std::size_t>(info->client_polling_queue_len)
+                             : pollingQueueEvents();
 
   Library& lib = library();
   std::lock_guard connecting(lib.connect_mu);
@@ -594,6 +630,11 @@ int connect(const FTB_client_t* info, FTB_client_handle_t* handle) {
   options.job_id = jobid;
   options.agent_endpoint = agentEndpoint();
   options.connect_timeout = connectTimeout();
+  // FTB_Publish blocks while the SDK's buffer is full, as 0.6.2 blocked on its socket.
+  options.publish_wait_for_room = publishTimeout();
+  if (auto n = positiveSetting("FTB_PUBLISH_BUFFER_EVENTS")) {
+    options.publish_buffer_events = static_cast<std::size_t>(*n);
+  }
   auto sdk = Client::connect(std::move(options));
   if (!sdk.ok()) {
     warn("connect", "FTB_Connect(" + space + "): " + sdk.status().toString());

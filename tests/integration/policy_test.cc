@@ -1,7 +1,8 @@
 // The namespace policy with a real agent: a client running as an unprivileged
 // user (uid 65534, nobody) may not publish into FTB.JL.*, gets a clear error,
 // and its own namespace works; root's publish into FTB.JL.* works. The refusal
-// is counted in the metrics.
+// is counted in the metrics. What a user may not subscribe to it cannot read
+// through the history query or a subscribe-time replay either.
 #define BOOST_TEST_MODULE policy
 #include <boost/test/unit_test.hpp>
 
@@ -13,6 +14,8 @@
 #include <fstream>
 
 #include "client/client.h"
+#include "tests/integration/nobody_child.h"
+#include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/support/test_clients.h"
@@ -67,6 +70,45 @@ std::string publishAndReport(const std::string& endpoint, const std::string& spa
   const auto stats = (*c)->stats();
   (void)(*c)->disconnect();
   return space + ": errors=" + std::to_string(stats.agent_errors) + " last=" + stats.last_agent_error + "\n";
+}
+
+// The payloads of serialized events, comma-separated.
+std::string payloadsOf(const google::protobuf::RepeatedPtrField<std::string>& events) {
+  std::string out;
+  for (const auto& bytes : events) {
+    ftb::proto::Event e;
+    out += (out.empty() ? "" : ",") + (e.ParseFromString(bytes) ? e.payload() : std::string("?"));
+  }
+  return out;
+}
+
+// In the child: what `ftbctl history` and a subscription replaying the last 10
+// events give this user, over raw frames.
+std::string readHistory(const std::string& endpoint) {
+  ftb::testing::RawPeer peer(endpoint);
+  ftb::proto::Envelope query;
+  query.mutable_history_query();
+  auto history = peer.call(query);
+  std::string report = "history: " + (history && history->has_history_reply()
+                                          ? payloadsOf(history->history_reply().events())
+                                          : std::string("no reply"));
+  auto hello = peer.call(ftb::testing::makeHello({.event_space = "FTB.NOBODY.JOB"}, {}));
+  if (!hello || !hello->has_hello_reply()) return report + "\nhello failed\n";
+  ftb::proto::Envelope subscribe;
+  subscribe.mutable_subscribe()->set_subscription_id(1);
+  subscribe.mutable_subscribe()->mutable_history()->set_last_n(10);
+  auto reply = peer.call(subscribe);
+  if (!reply || !reply->has_subscribe_reply()) return report + "\nsubscribe failed\n";
+  report += "\nreplay: " + std::to_string(reply->subscribe_reply().history_events()) + " events:";
+  for (uint32_t i = 0; i < reply->subscribe_reply().history_events(); ++i) {
+    auto deliver = peer.recvMatching([](const auto& e) { return e.has_deliver(); }, 5s);
+    if (!deliver) return report + " (missing)\n";
+    for (const auto& d : deliver->deliver().deliveries()) {
+      ftb::proto::Event e;
+      report += " " + (e.ParseFromString(d.event()) ? e.payload() : std::string("?"));
+    }
+  }
+  return report + "\n";
 }
 
 }  // namespace
@@ -137,4 +179,30 @@ BOOST_AUTO_TEST_CASE(a_bad_policy_file_stops_the_agent_at_start) {
   const std::string policy = dir.path() + "/policy.conf";
   std::ofstream(policy) << "publish FTB.X.* nobody-knows\n";
   BOOST_CHECK_THROW(AgentProcess({"--policy-file=" + policy}), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(history_and_replay_answer_to_the_subscribe_check) {
+  BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
+  ftb::testing::NobodyChild nobody(readHistory);  // forked before any SDK thread starts
+  ftb::testing::TempDir dir;
+  const std::string policy = dir.path() + "/policy.conf";
+  std::ofstream(policy) << "publish * *\nsubscribe FTB.SECRET.* uid=0\nsubscribe * *\n";
+  AgentProcess agent({"--policy-file=" + policy});
+  BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
+  for (const std::string space : {"FTB.SECRET.KEYS", "FTB.OPEN.A"}) {
+    auto pub = connectOrFail(agent.ipcEndpoint(), space, "pub");
+    BOOST_REQUIRE(pub->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+    BOOST_REQUIRE(pub->publish("NOTE", space == "FTB.OPEN.A" ? "open" : "the key").ok());
+    BOOST_REQUIRE(pub->flush(5s).ok());
+  }
+  // Root may see both.
+  ftb::testing::RawPeer root(agent.ipcEndpoint());
+  ftb::proto::Envelope query;
+  query.mutable_history_query();
+  auto all = root.call(query);
+  BOOST_REQUIRE(all && all->has_history_reply());
+  BOOST_TEST(payloadsOf(all->history_reply().events()) == "the key,open");
+  // Nobody sees only what it could subscribe to, and the replay count says so.
+  const std::string report = nobody.run(agent.ipcEndpoint());
+  BOOST_TEST(report == "history: open\nreplay: 1 events: open\n", report);
 }

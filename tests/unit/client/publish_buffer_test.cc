@@ -3,6 +3,8 @@
 
 #include "client/publish_buffer.h"
 
+#include <thread>
+
 using ftb::PublishBuffer;
 
 BOOST_AUTO_TEST_CASE(assigns_increasing_sequence_numbers_and_trims_on_ack) {
@@ -55,4 +57,31 @@ BOOST_AUTO_TEST_CASE(wait_acked_reports_timeout_and_success) {
   BOOST_CHECK(!buffer.waitAcked(1, std::chrono::milliseconds(0)));
   buffer.acknowledge(1);
   BOOST_CHECK(buffer.waitAcked(1, std::chrono::milliseconds(0)));
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_append_succeeds_once_an_ack_makes_room) {
+  PublishBuffer buffer(2);
+  auto bytes = [](uint64_t s) { return "e" + std::to_string(s); };
+  BOOST_REQUIRE(buffer.append(bytes).ok());
+  BOOST_REQUIRE(buffer.append(bytes).ok());
+  // The I/O thread's acknowledgement arrives, usually while the publisher
+  // waits (the integration test ftb05 burst_test makes it wait thousands of times).
+  std::thread acker([&] { buffer.acknowledge(1); });
+  auto third = buffer.append(bytes, std::chrono::seconds(30));
+  acker.join();
+  BOOST_REQUIRE(third.ok());
+  BOOST_TEST(*third == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_append_fails_when_nothing_is_acknowledged_in_time) {
+  PublishBuffer buffer(1);
+  auto bytes = [](uint64_t s) { return "e" + std::to_string(s); };
+  BOOST_REQUIRE(buffer.append(bytes).ok());
+  auto refused = buffer.append(bytes, std::chrono::milliseconds(20));
+  BOOST_REQUIRE(!refused.ok());
+  BOOST_TEST((refused.status().code() == ftb::Code::kResourceExhausted));
+  BOOST_TEST(refused.status().message().find("acknowledged none for 20 ms") != std::string::npos,
+             refused.status().message());
+  // Without a wait it refuses at once, as before.
+  BOOST_TEST(!buffer.append(bytes).ok());
 }

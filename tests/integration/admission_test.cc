@@ -1,0 +1,244 @@
+// The agent's admission table with a real agent (agent/admission.h):
+// - a Hello claiming a live client's origin from another uid is refused with a
+//   precise error, and the real client's session and event ids are untouched;
+// - tree messages are accepted from other agents only: never from the IPC
+//   socket, nor (Curve on) from a remote client holding its own authorized key.
+#define BOOST_TEST_MODULE admission
+#include <boost/test/unit_test.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <zmq.hpp>
+
+#include "client/client.h"
+#include "client/codec.h"
+#include "client/curve_keys.h"
+#include "proto/tree.pb.h"
+#include "tests/integration/nobody_child.h"
+#include "tests/integration/raw_peer.h"
+#include "tests/support/agent_process.h"
+#include "tests/support/prometheus_text.h"
+#include "tests/support/test_clients.h"
+
+using namespace std::chrono_literals;
+using ftb::testing::AgentProcess;
+using ftb::testing::connectOrFail;
+using ftb::testing::NobodyChild;
+using ftb::testing::RawIdentity;
+using ftb::testing::RawPeer;
+
+namespace {
+
+constexpr char kVictimSpace[] = "FTB.VICTIM.JOB";
+
+std::string errorText(const std::optional<ftb::proto::Envelope>& e) {
+  if (!e) return "no answer";
+  if (e->has_error()) {
+    return ftb::proto::Error::Code_Name(e->error().code()) + ": " + e->error().message();
+  }
+  if (e->has_hello_reply()) return "hello accepted, accepted_seq=" + std::to_string(e->hello_reply().accepted_seq());
+  return "unexpected answer " + e->DebugString();
+}
+
+// In the child (uid nobody): say Hello under the victim's origin, then try to
+// publish 100 events under its event ids. Input: endpoint, host, pid, start,
+// instance, one per line.
+std::string impersonate(const std::string& input) {
+  std::istringstream in(input);
+  std::string endpoint;
+  RawIdentity who{.client_name = "impostor", .event_space = kVictimSpace};
+  in >> endpoint >> who.host >> who.pid >> who.process_start_ns >> who.client_instance;
+  RawPeer peer(endpoint);
+  std::string report = "hello: " + errorText(peer.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}})));
+  ftb::proto::Envelope publish;
+  for (uint64_t seq = 1; seq <= 100; ++seq) {
+    publish.mutable_publish()->add_events(
+        ftb::testing::makeEventBytes(who, "NOTE", ftb::proto::INFO, 1000 + seq, "forged"));
+  }
+  peer.send(publish);
+  report += "\npublish: " + errorText(peer.recvMatching([](const auto& e) { return e.has_error(); }, 5s));
+  return report + "\n";
+}
+
+ftb::proto::Envelope treeMessage(const std::function<void(ftb::proto::TreeMessage&)>& fill,
+                                 const std::string& from = "tcp://127.0.0.1:9") {  // nobody listens there
+  ftb::proto::Envelope e;
+  auto* m = e.mutable_tree();
+  m->mutable_from()->set_address(from);
+  m->mutable_from()->set_incarnation(1);
+  m->mutable_from()->set_name("forger");
+  fill(*m);
+  return e;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
+  BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
+  NobodyChild impostor(impersonate);  // forked before any SDK thread starts
+  AgentProcess agent({"--metrics-listen=127.0.0.1:0"});
+  BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
+  const std::string endpoint = agent.ipcEndpoint();
+
+  auto watcher = connectOrFail(endpoint, "FTB.WATCH", "watcher");
+  auto sub = watcher->subscribe({.filter = std::string("event_space=") + kVictimSpace, .polling = true});
+  BOOST_REQUIRE(sub.ok());
+  auto victim = connectOrFail(endpoint, kVictimSpace, "victim");
+  BOOST_REQUIRE(victim->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+  auto first = victim->publish("NOTE", "real 1");
+  BOOST_REQUIRE(first.ok());
+  BOOST_REQUIRE(victim->flush(5s).ok());
+
+  // Everything the impostor needs is public (ftbctl clients shows the origin).
+  const std::string report = impostor.run(endpoint + "\n" + first->host + "\n" + std::to_string(first->pid) +
+                                          "\n" + std::to_string(first->process_start_ns) + "\n" +
+                                          std::to_string(first->client_instance) + "\n");
+  BOOST_TEST_MESSAGE("impostor: " << report);
+  BOOST_TEST(report.find("hello: PERMISSION_DENIED: Hello refused: this origin") != std::string::npos, report);
+  BOOST_TEST(report.find("a local client (uid 65534) is not its owner") != std::string::npos, report);
+  BOOST_TEST(report.find("publish: UNAUTHENTICATED") != std::string::npos, report);
+
+  // The real client's session is untouched: it publishes on, with no error.
+  auto second = victim->publish("NOTE", "real 2");
+  BOOST_REQUIRE(second.ok());
+  BOOST_REQUIRE(victim->flush(5s).ok());
+  BOOST_TEST(victim->stats().agent_errors == 0u, victim->stats().last_agent_error);
+  BOOST_TEST(victim->stats().reconnects == 0u);
+  const auto clients = ftb::testing::queryClients(endpoint);
+  const auto* info = ftb::testing::findClient(clients, "victim");
+  BOOST_REQUIRE(info != nullptr);
+  BOOST_TEST(info->events_published() == 2u);
+  BOOST_TEST(ftb::testing::findClient(clients, "impostor") == nullptr);
+
+  // The watcher sees the victim's two events and nothing forged in between.
+  std::vector<std::string> payloads;
+  while (payloads.empty() || payloads.back() != "real 2") {
+    auto got = watcher->poll(*sub, 5s);
+    BOOST_REQUIRE(got.ok() && got->has_value());
+    payloads.push_back((**got).event.payload);
+  }
+  BOOST_TEST(payloads == (std::vector<std::string>{"real 1", "real 2"}), payloads.size() << " events");
+  const auto m = ftb::testing::scrapeMetrics(agent.metricsAddress());
+  BOOST_TEST(m.sum("ftb_agent_refusals_total", {{"reason", "hello_origin"}}) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(the_same_uid_may_resume_its_origin) {
+  // The SDK reconnects with a fresh socket while the agent may still hold the
+  // old session: the same uid takes it over, as before.
+  AgentProcess agent;
+  RawIdentity who{.event_space = "FTB.RAW.TEST"};
+  RawPeer first(agent.ipcEndpoint());
+  auto a = first.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}}));
+  BOOST_REQUIRE(a && a->has_hello_reply());
+  RawPeer second(agent.ipcEndpoint());
+  auto b = second.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}}));
+  BOOST_TEST(errorText(b) == "hello accepted, accepted_seq=0");
+}
+
+BOOST_AUTO_TEST_CASE(tree_messages_from_the_ipc_socket_are_refused) {
+  AgentProcess agent;  // with a TCP endpoint: it is a tree node
+  auto watcher = connectOrFail(agent.ipcEndpoint(), "FTB.WATCH", "watcher");
+  auto sub = watcher->subscribe({.filter = "event_space=FTB.RAW.TEST", .polling = true});
+  BOOST_REQUIRE(sub.ok());
+
+  // A local user poses as a child agent, then hands in an event under another
+  // publisher's name with a sender "verified" as root.
+  RawPeer raw(agent.ipcEndpoint());
+  auto join = raw.call(treeMessage([](auto& m) {
+    m.mutable_join_request()->set_attempt(1);
+    m.mutable_join_request()->add_interest("*");
+  }));
+  BOOST_TEST(errorText(join).find("PERMISSION_DENIED: Tree is accepted only from other agents, not from a "
+                                  "local client (uid " + std::to_string(geteuid()) + ")") == 0,
+             errorText(join));
+  RawIdentity forged{.event_space = "FTB.RAW.TEST"};
+  ftb::proto::Event event;
+  BOOST_REQUIRE(event.ParseFromString(ftb::testing::makeEventBytes(forged, "NOTE", ftb::proto::INFO, 1, "forged")));
+  event.mutable_sender()->set_uid(0);
+  event.mutable_sender()->set_credentials_known(true);
+  auto batch = raw.call(treeMessage([&](auto& m) {
+    auto* item = m.mutable_events()->add_events();
+    item->set_publisher("raw-host/4242/1/1");
+    item->set_seq(1);
+    item->set_event_space("FTB.RAW.TEST");
+    item->set_event(event.SerializeAsString());
+  }));
+  BOOST_TEST(errorText(batch).find("PERMISSION_DENIED: Tree is accepted only from other agents") == 0,
+             errorText(batch));
+
+  // No link to the forger, and the first event the watcher gets is a real one.
+  ftb::testing::RawPeer control(agent.ipcEndpoint());
+  ftb::proto::Envelope query;
+  query.mutable_tree_query();
+  auto tree = control.call(query);
+  BOOST_REQUIRE(tree && tree->has_tree_info());
+  BOOST_TEST(tree->tree_info().links_size() == 0);
+  auto real = connectOrFail(agent.ipcEndpoint(), "FTB.RAW.TEST", "real");
+  BOOST_REQUIRE(real->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+  BOOST_REQUIRE(real->publish("NOTE", "real").ok());
+  auto got = watcher->poll(*sub, 5s);
+  BOOST_REQUIRE(got.ok() && got->has_value());
+  BOOST_TEST((**got).event.payload == "real");
+}
+
+BOOST_AUTO_TEST_CASE(tree_messages_need_the_agents_key_when_curve_is_on) {
+  ftb::testing::TempDir dir;
+  const auto cluster = ftb::curve::generateKeyPair().value();
+  const auto client = ftb::curve::generateKeyPair().value();
+  BOOST_REQUIRE(ftb::curve::writeKeyFiles(cluster, dir.path() + "/cluster").ok());
+  std::ofstream(dir.path() + "/authorized") << cluster.public_key << "\n" << client.public_key << "\n";
+  AgentProcess agent({"--curve-key-file=" + dir.path() + "/cluster.key",
+                      "--curve-authorized-keys=" + dir.path() + "/authorized"});
+
+  // Where the agent answers tree messages: a Curve server with the cluster key, as an agent is.
+  zmq::context_t context;
+  zmq::socket_t replies(context, zmq::socket_type::router);
+  replies.set(zmq::sockopt::linger, 0);
+  replies.set(zmq::sockopt::rcvtimeo, 10000);
+  replies.set(zmq::sockopt::curve_server, 1);
+  replies.set(zmq::sockopt::curve_secretkey, cluster.secret_key);
+  replies.bind("tcp://127.0.0.1:*");
+  const std::string reply_address = replies.get(zmq::sockopt::last_endpoint);
+
+  // A remote client with its own authorized key: it may connect, not pose as an agent.
+  // Sends a probe with `keys`; the answer on the same socket, if `wait`.
+  auto ask = [&](const ftb::curve::KeyPair& keys, bool wait = true) -> std::optional<ftb::proto::Envelope> {
+    zmq::socket_t socket(context, zmq::socket_type::dealer);
+    socket.set(zmq::sockopt::linger, wait ? 0 : 5000);  // a probe not waited for still goes out
+    socket.set(zmq::sockopt::rcvtimeo, 5000);
+    socket.set(zmq::sockopt::curve_serverkey, cluster.public_key);
+    socket.set(zmq::sockopt::curve_publickey, keys.public_key);
+    socket.set(zmq::sockopt::curve_secretkey, keys.secret_key);
+    socket.connect(agent.tcpEndpoint());
+    ftb::proto::Envelope probe =
+        treeMessage([](auto& m) { m.mutable_probe()->set_nonce(7); }, reply_address);
+    probe.set_request_id(1);
+    (void)socket.send(zmq::buffer(ftb::wire::encode(probe)));
+    if (!wait) return std::nullopt;
+    zmq::message_t answer;
+    if (!socket.recv(answer, zmq::recv_flags::none)) return std::nullopt;
+    ftb::proto::Envelope e;
+    if (!e.ParseFromArray(answer.data(), static_cast<int>(answer.size()))) return std::nullopt;
+    return e;
+  };
+  const std::string refused = errorText(ask(client));
+  BOOST_TEST(refused.find("PERMISSION_DENIED: Tree is accepted only from other agents, not from a Curve client (key " +
+                          client.public_key + ")") == 0,
+             refused);
+  // With the agents' key the same probe is served: the agent answers it on its
+  // own link, to the address the probe named.
+  std::thread prober([&] { (void)ask(cluster, false); });
+  zmq::message_t identity, frame;
+  const bool answered = replies.recv(identity, zmq::recv_flags::none).has_value() &&
+                        replies.recv(frame, zmq::recv_flags::none).has_value();
+  prober.join();
+  BOOST_REQUIRE_MESSAGE(answered, "no probe reply from the agent");
+  ftb::proto::Envelope reply;
+  BOOST_REQUIRE(reply.ParseFromArray(frame.data(), static_cast<int>(frame.size())));
+  BOOST_TEST(reply.tree().probe_reply().nonce() == 7u, reply.DebugString());
+}
