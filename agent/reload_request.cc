@@ -1,6 +1,8 @@
 #include "agent/reload_request.h"
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -15,6 +17,16 @@ Status requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout) {
   sigaddset(&answer, kReloadAnswerSignal);
   // Blocked before asking, so an answer that comes back at once waits for sigtimedwait.
   pthread_sigmask(SIG_BLOCK, &answer, nullptr);
+  // The agent answers with a signal, which reaches only processes of its own
+  // user: from anyone else (root included) the request would never be answered.
+  struct stat process{};
+  if (pid > 0 && ::stat(("/proc/" + std::to_string(pid)).c_str(), &process) == 0 &&
+      process.st_uid != ::geteuid()) {
+    return failedPrecondition("cannot wait for " + who + "'s answer: it runs as uid " +
+                              std::to_string(process.st_uid) + ", this process as uid " +
+                              std::to_string(::geteuid()) +
+                              "; use systemctl reload ftb-agent, or run this as the agent's user");
+  }
   sigval request{};
   request.sival_int = kReloadRequest;
   if (pid <= 0 || ::sigqueue(pid, SIGHUP, request) != 0) {
