@@ -11,12 +11,12 @@ ct_bmc_console=9002
 # The emulator file with one main_sdr_add per record of sensors.bsdr (sdrcomp -r:
 # records back to back, byte 4 of each is the length of what follows the 5-byte header).
 ct_bmc_sdr_commands() {
-  od -An -v -tx1 "$1" | tr -s ' \n' '\n\n' | grep -v '^$' | awk '
-    { b[n++] = $1 }
+  od -An -v -tu1 "$1" | tr -s ' \n' '\n\n' | grep -v '^$' | awk '
+    { b[n++] = $1 + 0 }
     END {
       for (off = 0; off + 5 <= n;) {
-        len = 5 + strtonum("0x" b[off + 4]); line = "main_sdr_add 0x20"
-        for (i = off; i < off + len; i++) line = line " 0x" b[i]
+        len = 5 + b[off + 4]; line = "main_sdr_add 0x20"
+        for (i = off; i < off + len; i++) line = line sprintf(" 0x%02x", b[i])
         print line; off += len
       }
     }'

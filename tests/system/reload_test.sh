@@ -5,8 +5,11 @@
 # priority err.
 source "$(dirname "$0")/container.sh"
 
-conf="$ct_root/etc/ftb/ftb-agent.conf"
-set_key() { sed -i "s|^$1 = .*|$1 = $2|" "$conf"; grep -qx "$1 = $2" "$conf" || fail "cannot set $1 in the config"; }
+set_key() {
+  local conf="$ct_root/etc/ftb/ftb-agent.conf"
+  sed -i "s|^$1 = .*|$1 = $2|" "$conf"
+  grep -qxF "$1 = $2" "$conf" || fail "cannot set $1 in the config"
+}
 # Publishes $1 events and prints how many the agent's history holds.
 publish_and_count() {
   ct_exec ftbctl publish --space FTB.TEST.RELOAD --name RELOAD_TICK --severity info --payload x --count "$1" >/dev/null ||
