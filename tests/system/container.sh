@@ -41,7 +41,7 @@ ct_cleanup() {
   if [[ -n "$ct_nspawn_pid" ]] && kill -0 "$ct_nspawn_pid" 2>/dev/null; then
     # nspawn passes SIGTERM on to the container's systemd as an orderly poweroff.
     kill -TERM "$ct_nspawn_pid"
-    for _ in $(seq 1 200); do kill -0 "$ct_nspawn_pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 100); do kill -0 "$ct_nspawn_pid" 2>/dev/null || break; sleep 0.1; done
   fi
   # Killing the container's PID 1 ends every process of its PID namespace.
   if [[ -n "$ct_leader" ]] && kill -0 "$ct_leader" 2>/dev/null; then kill -KILL "$ct_leader"; fi
@@ -53,6 +53,7 @@ ct_cleanup() {
   [[ -n "$ct_work" ]] && rm -rf "$ct_work"
 }
 trap ct_cleanup EXIT
+trap 'exit 143' TERM INT  # Bazel's timeout: still clean up (EXIT trap)
 
 # Runs a command inside the booted container, as root, with a clean environment.
 ct_exec() {
@@ -76,6 +77,21 @@ ct_await() {
     ((SECONDS < deadline)) || fail "$what: not within ${seconds} s"
     sleep 0.1
   done
+}
+
+# ct_descendant PID NAME: the process called NAME below PID (host pids), e.g. the
+# program that `ct_exec ... &` started, under its subshell and nsenter.
+ct_descendant() {
+  local queue=("$1") pid child
+  while ((${#queue[@]})); do
+    pid=${queue[0]}
+    queue=("${queue[@]:1}")
+    for child in $(pgrep -P "$pid"); do
+      [[ "$(cat "/proc/$child/comm" 2>/dev/null)" == "$2" ]] && { echo "$child"; return 0; }
+      queue+=("$child")
+    done
+  done
+  return 1
 }
 
 # What a failing test prints: the units' states and the end of their journal.
