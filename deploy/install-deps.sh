@@ -17,6 +17,7 @@ packages=(
   libsystemd-dev systemd                            # sd_notify in the daemons; systemd-analyze verify of deploy/*.service
   slurmctld slurmd slurm-client munge util-linux  # launcher_bridge lab: a Slurm cluster of netns nodes (nsenter)
   debootstrap                                       # the .deb install test's fresh Debian root
+  systemd-container                                 # tests/system: systemd-nspawn boots that root with systemd
 )
 
 missing=()
