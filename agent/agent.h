@@ -7,6 +7,9 @@
 // requestStop() may be called from any thread or a signal handler.
 #pragma once
 
+#include <sys/types.h>
+
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -54,7 +57,9 @@ class Agent : private tree::TreeHost {
   // Re-reads the configuration on the loop's next turn (signal-safe); see
   // agent_lifecycle.cc for what changes at run time. The reloader returns the
   // configuration as it is now (main.cc: the command line and --config file).
-  void requestReload() { reload_.store(true); }
+  // `answer_to`: a process that asked for an answer (reload_request.h), told
+  // whether the reload applied; 0 for none.
+  void requestReload(pid_t answer_to = 0);
   void setConfigReloader(std::function<Result<AgentConfig>()> reloader) {
     reloader_ = std::move(reloader);
   }
@@ -67,7 +72,8 @@ class Agent : private tree::TreeHost {
   Status bind();
 
   // agent_lifecycle.cc: SIGHUP and SIGTERM.
-  void reloadConfig();
+  void reloadConfig();         // answers the requesters of this reload
+  bool applyReloadedConfig();  // false: refused, the current configuration stays
   void drainOnShutdown();
 
   // agent.cc: the loop, sessions and sending.
@@ -140,6 +146,9 @@ class Agent : private tree::TreeHost {
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> reload_{false};
+  // Processes waiting for the outcome of the next reload (0: free slot); filled
+  // by requestReload() in a signal handler, emptied by the loop's reload.
+  std::array<std::atomic<pid_t>, 16> reload_requesters_{};
   std::function<Result<AgentConfig>()> reloader_;
   NamespacePolicy policy_;
   Admission admission_{policy_, ""};  // the agents' Curve key is set by startCurve()

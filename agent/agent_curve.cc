@@ -5,34 +5,16 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "client/curve_keys.h"
+#include "agent/config_check.h"
 
 namespace ftb::agent {
 
 Status Agent::startCurve() {
-  if (config_.curve_key_file.empty()) {
-    if (!config_.curve_server_key.empty() || !config_.curve_authorized_keys.empty()) {
-      return invalidArgument("--curve-server-key and --curve-authorized-keys need --curve-key-file");
-    }
-    return {};
-  }
-  auto secret = curve::loadSecretKeyFile(config_.curve_key_file);
-  if (!secret.ok()) return secret.status();
-  auto own_public = curve::publicKeyOf(*secret);
-  if (!own_public.ok()) return invalidArgument(config_.curve_key_file + ": " + own_public.status().message());
-  CurveClientKeys keys{.server_public = config_.curve_server_key.empty() ? *own_public : config_.curve_server_key,
-                       .public_key = *own_public,
-                       .secret_key = *secret};
-  if (!curve::isKey(keys.server_public)) {
-    return invalidArgument("--curve-server-key '" + keys.server_public +
-                           "' is not a Curve public key (40 Z85 characters)");
-  }
-  std::set<std::string> authorized{*own_public};
-  if (!config_.curve_authorized_keys.empty()) {
-    auto listed = curve::loadAuthorizedKeys(config_.curve_authorized_keys);
-    if (!listed.ok()) return listed.status();
-    authorized = std::move(listed).value();
-  }
+  auto setup = loadCurveSetup(config_);
+  if (!setup.ok()) return setup.status();
+  if (!setup->has_value()) return {};
+  CurveClientKeys keys = (*setup)->keys;
+  std::set<std::string> authorized = std::move((*setup)->authorized);
   auto auth = CurveAuthenticator::start(context_, std::move(authorized));
   if (!auth.ok()) return auth.status();
   curve_auth_ = std::move(auth).value();

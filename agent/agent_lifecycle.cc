@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
+#include "agent/config_check.h"
+#include "agent/reload_request.h"
 
 namespace ftb::agent {
 namespace {
@@ -19,16 +21,40 @@ void noteChange(std::vector<std::string>& changes, const char* key, const T& bef
 
 }  // namespace
 
+void Agent::requestReload(pid_t answer_to) {
+  if (answer_to > 0) {
+    for (auto& slot : reload_requesters_) {
+      pid_t empty = 0;
+      if (slot.compare_exchange_strong(empty, answer_to)) break;
+    }  // all 16 taken: this requester times out, the reload still happens
+  }
+  reload_.store(true);  // after the pid: the reload that takes it reads the file afterwards
+}
+
 void Agent::reloadConfig() {
+  // Those who asked before this reload began get its outcome.
+  std::vector<pid_t> waiting;
+  for (auto& slot : reload_requesters_) {
+    if (const pid_t pid = slot.exchange(0); pid > 0) waiting.push_back(pid);
+  }
+  const bool applied = applyReloadedConfig();
+  for (const pid_t pid : waiting) answerReloadRequest(pid, applied ? kReloadApplied : kReloadRefused);
+}
+
+bool Agent::applyReloadedConfig() {
   notifier_.reloading("reloading configuration");
   const std::string serving = fmt::format("serving on {}", fmt::join(endpoints_, ", "));
   Result<AgentConfig> loaded = reloader_ ? reloader_() : Result<AgentConfig>(config_);
+  if (loaded.ok()) {
+    // What `ftb-agent --check-config` refuses, a reload refuses too.
+    if (Status checked = checkAgentConfig(*loaded); !checked.ok()) loaded = Result<AgentConfig>(checked);
+  }
   Result<NamespacePolicy> policy =
       loaded.ok() ? NamespacePolicy::load(loaded->policy_file) : Result<NamespacePolicy>(loaded.status());
   if (!policy.ok()) {
     spdlog::error("configuration not reloaded, the current one stays: {}", policy.status().message());
     notifier_.ready(serving + "; last reload failed: " + policy.status().message());
-    return;
+    return false;
   }
   AgentConfig next = std::move(loaded).value();
   if (next.name.empty()) next.name = config_.name;
@@ -92,6 +118,7 @@ void Agent::reloadConfig() {
   spdlog::info("configuration reloaded: {}",
                changes.empty() ? std::string("nothing changed") : fmt::format("{}", fmt::join(changes, ", ")));
   notifier_.ready(serving);
+  return true;
 }
 
 void Agent::drainOnShutdown() {

@@ -1,33 +1,71 @@
-// ftb-agent: parse configuration, start the agent; SIGHUP reloads the
-// configuration, SIGINT/SIGTERM stop it (after draining queued events).
+// ftb-agent: parse and check the configuration, start the agent; SIGHUP
+// reloads the configuration, SIGINT/SIGTERM stop it (after draining queued
+// events). Two more modes for the service manager (deploy/ftb-agent.service):
+//   --check-config  check the configuration as a start would, then exit
+//   --reload PID    ask the agent PID to reload and wait for its answer
+#include <signal.h>
+
 #include <csignal>
-#include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
 #include "agent/agent_command_line.h"
+#include "agent/config_check.h"
+#include "agent/reload_request.h"
+#include "client/daemon/command_line.h"
+#include "client/daemon/daemon_logging.h"
 
 namespace {
+
+constexpr std::chrono::seconds kReloadAnswerTimeout{60};
+
 ftb::agent::Agent* g_agent = nullptr;
 void onStopSignal(int) {
   if (g_agent != nullptr) g_agent->requestStop();
 }
-void onReloadSignal(int) {
-  if (g_agent != nullptr) g_agent->requestReload();
+void onReloadSignal(int, siginfo_t* info, void*) {
+  if (g_agent == nullptr) return;
+  // Only a sender that asked for an answer gets one (reload_request.h).
+  const bool wants_answer = info != nullptr && info->si_code == SI_QUEUE &&
+                            info->si_value.sival_int == ftb::agent::kReloadRequest;
+  g_agent->requestReload(wants_answer ? info->si_pid : 0);
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ftb::agent::AgentConfig config;
   auto app = ftb::agent::makeAgentCommandLine(config);
-  CLI11_PARSE(*app, argc, argv);
+  bool check_only = false;
+  pid_t reload_pid = 0;
+  // Modes of this invocation, not settings: never read from the --config file.
+  ftb::daemon::addCheckConfigFlag(*app, check_only);
+  app->add_option("--reload", reload_pid,
+                  "Ask the running agent with this process id to reload its configuration and "
+                  "wait for its answer: exit 0 when applied, 1 when refused (systemctl reload)")
+      ->configurable(false);
+  if (auto done = ftb::daemon::parseCommandLine(*app, argc, argv, "ftb-agent")) return *done;
 
-  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  if (reload_pid != 0) {
+    ftb::Status answer = ftb::agent::requestReloadAndWait(reload_pid, kReloadAnswerTimeout);
+    if (!answer.ok()) {
+      ftb::daemon::reportStartupError("ftb-agent", answer.message());
+      return 1;
+    }
+    return 0;
+  }
+  if (ftb::Status s = ftb::agent::checkAgentConfig(config); !s.ok()) {
+    ftb::daemon::reportStartupError("ftb-agent", "configuration refused: " + s.message());
+    return 2;
+  }
+  if (check_only) return ftb::daemon::configurationOk("ftb-agent");
+
+  ftb::daemon::setUpLogging(config.log_level);
   auto agent = ftb::agent::Agent::create(config);
   if (!agent.ok()) {
-    std::cerr << "ftb-agent: " << agent.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-agent", agent.status().message());
     return 2;
   }
   // A reload parses the same command line again, and so the --config file as it is now.
@@ -36,7 +74,11 @@ int main(int argc, char** argv) {
   g_agent = agent->get();
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGTERM, onStopSignal);
-  std::signal(SIGHUP, onReloadSignal);
+  struct sigaction reload {};
+  reload.sa_sigaction = onReloadSignal;
+  reload.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&reload.sa_mask);
+  sigaction(SIGHUP, &reload, nullptr);
   (*agent)->run();
   g_agent = nullptr;
   return 0;

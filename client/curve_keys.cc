@@ -1,10 +1,12 @@
 #include "client/curve_keys.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -53,24 +55,51 @@ Result<std::string> publicKeyOf(const std::string& secret) {
 }
 
 Result<std::string> loadSecretKeyFile(const std::string& path) {
+  // What to do about an unreadable key: the usual cause is a root-only key and
+  // a daemon running as its own user (docs/SECURITY.md: LoadCredential=).
+  auto unreadable = [&](int err) {
+    std::string hint;
+    if (err == ENOENT) {
+      hint = "create it with ftbctl keygen";
+    } else if (err == EACCES) {
+      hint = "this process runs as uid " + std::to_string(::geteuid()) +
+             "; keep the key root-only and hand it to a service with LoadCredential= "
+             "(docs/SECURITY.md), or run as its owner";
+    }
+    return failedPrecondition("cannot read Curve key file " + path + ": " + std::strerror(err) +
+                              (hint.empty() ? "" : " (" + hint + ")"));
+  };
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) {
-    return failedPrecondition("cannot read Curve key file " + path + ": " + std::strerror(errno) +
-                              " (create it with ftbctl keygen)");
-  }
-  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+  if (::stat(path.c_str(), &st) != 0) return unreadable(errno);
+  // A systemd credential (LoadCredential=: $CREDENTIALS_DIRECTORY, or
+  // /run/credentials/<unit> as root sees it) belongs to the unit's user and
+  // sits in a directory only that user may enter; its mode bits may show
+  // group bits from an ACL. systemd keeps it private, not the bits checked below.
+  const char* credentials = std::getenv("CREDENTIALS_DIRECTORY");
+  const bool is_credential =
+      path.rfind("/run/credentials/", 0) == 0 ||
+      (credentials != nullptr && *credentials != '\0' && path.rfind(std::string(credentials) + "/", 0) == 0);
+  if (!is_credential && st.st_uid != 0 && st.st_uid != ::geteuid()) {
     return Status(Code::kPermissionDenied, "Curve key file " + path + " is owned by uid " +
                                                std::to_string(st.st_uid) +
                                                "; it must belong to root (chown root " + path + ")");
   }
-  if ((st.st_mode & 077) != 0) {
+  if (!is_credential && (st.st_mode & 077) != 0) {
     return Status(Code::kPermissionDenied,
                   "Curve key file " + path + " is readable by others than its owner (mode " +
                       std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
                       std::to_string(st.st_mode & 7) + "); run chmod 600 " + path);
   }
-  std::ifstream in(path);
-  if (!in) return failedPrecondition("cannot read Curve key file " + path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return unreadable(errno);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  const int read_errno = errno;
+  ::close(fd);
+  if (n < 0) return unreadable(read_errno);
+  std::istringstream in(text);
   const auto lines = keyLines(in);
   if (lines.empty() || !isKey(lines.front())) {
     return invalidArgument("Curve key file " + path +

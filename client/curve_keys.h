@@ -27,8 +27,10 @@ Result<std::string> publicKeyOf(const std::string& secret);
 bool isKey(const std::string& z85);
 
 // kPermissionDenied when the file is readable by group or others or owned by
-// someone other than root or this process's user; kFailedPrecondition when it
-// cannot be read; kInvalidArgument when it holds no key. Messages name the file.
+// someone other than root or this process's user (not checked for systemd
+// credentials: under $CREDENTIALS_DIRECTORY or /run/credentials/, private to
+// their unit); kFailedPrecondition when it cannot be read, with the errno text
+// and what to do; kInvalidArgument when it holds no key. Messages name the file.
 Result<std::string> loadSecretKeyFile(const std::string& path);
 // Public keys, one per line (lines starting with # are comments, and text after
 // the key on a line is ignored); a bad line is kInvalidArgument.

@@ -20,6 +20,7 @@ packages=(
   prometheus-cpp-dev                                # metrics/: prometheus-cpp core (registry, metric types, text format)
   prometheus                                        # promtool: `promtool check metrics` on real scrapes in the suite
   debhelper help2man lintian                        # deploy/package-deb.sh (dh), man pages from --help, lintian_test
+  systemd-container                                 # tests/system: systemd-nspawn boots that root with systemd
 )
 
 missing=()

@@ -4,13 +4,17 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <iostream>
+#include <cerrno>
+#include <cstring>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
+#include "client/daemon/command_line.h"
 #include "client/daemon/component_start.h"
+#include "client/daemon/daemon_logging.h"
 #include "client/daemon/service_notifier.h"
 #include "components/ib/config.h"
 #include "metrics/http_server.h"
@@ -33,20 +37,23 @@ int main(int argc, char** argv) {
   app.set_config("--config", "", "Read options from this file (INI/TOML key = value)");
   app.set_version_flag("--version", "ftb-ib 0.1.0");
   ftb::ib::addMonitorOptions(app, config);
-  CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  bool check_only = false;
+  ftb::daemon::addCheckConfigFlag(app, check_only);
+  if (auto done = ftb::daemon::parseCommandLine(app, argc, argv, "ftb-ib")) return *done;
 
   ftb::Result<ftb::ib::PredictionOptions> prediction = ftb::ib::predictionOptions(config);
   if (!prediction.ok()) {
-    std::cerr << "ftb-ib: " << prediction.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ib", "configuration refused: " + prediction.status().message());
     return 2;
   }
+  if (check_only) return ftb::daemon::configurationOk("ftb-ib");
+  ftb::daemon::setUpLogging(config.log_level);
 
   // SIGINT/SIGTERM arrive on a signalfd that the monitor's poll() watches.
   sigset_t signals = ftb::daemon::blockStopSignals();
   const int stop_fd = signalfd(-1, &signals, SFD_CLOEXEC);
   if (stop_fd < 0) {
-    std::cerr << "ftb-ib: signalfd failed\n";
+    ftb::daemon::reportStartupError("ftb-ib", std::string("signalfd failed: ") + std::strerror(errno));
     return 1;
   }
   auto client = ftb::daemon::connectAndDeclare({.event_space = "FTB.IB." + config.component,
@@ -54,7 +61,7 @@ int main(int argc, char** argv) {
                                                 .agent_endpoint = config.agent_endpoint},
                                                ftb::ib::eventDeclarations());
   if (!client.ok()) {
-    std::cerr << "ftb-ib: " << client.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ib", client.status().message());
     return 1;
   }
 
@@ -67,7 +74,7 @@ int main(int argc, char** argv) {
   auto registry = std::make_shared<prometheus::Registry>();
   auto metrics_server = ftb::metrics::HttpServer::startIfSet(config.metrics_listen, registry);
   if (!metrics_server.ok()) {
-    std::cerr << "ftb-ib: " << metrics_server.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ib", metrics_server.status().message());
     return 2;
   }
   ftb::ib::Monitor monitor({.interval = std::chrono::milliseconds(config.interval_ms),

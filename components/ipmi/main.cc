@@ -1,13 +1,13 @@
 // ftb-ipmi: node health monitor. Parses the configuration, connects to the
 // ftb-agent, runs the Monitor until SIGINT/SIGTERM. Everything else lives in
 // the ipmi library.
-#include <iostream>
-
 #include <CLI/CLI.hpp>
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
+#include "client/daemon/command_line.h"
 #include "client/daemon/component_start.h"
+#include "client/daemon/daemon_logging.h"
 #include "client/daemon/service_notifier.h"
 #include "components/ipmi/config.h"
 #include "components/ipmi/credentials.h"
@@ -27,13 +27,24 @@ int main(int argc, char** argv) {
   app.set_config("--config", "", "Read options from this file (INI/TOML key = value)");
   app.set_version_flag("--version", "ftb-ipmi 0.1.0");
   ftb::ipmi::addMonitorOptions(app, config);
-  CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  bool check_only = false;
+  ftb::daemon::addCheckConfigFlag(app, check_only);
+  if (auto done = ftb::daemon::parseCommandLine(app, argc, argv, "ftb-ipmi")) return *done;
 
   if (ftb::Status s = ftb::ipmi::validateConfig(config); !s.ok()) {
-    std::cerr << "ftb-ipmi: " << s.message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ipmi", "configuration refused: " + s.message());
     return 2;
   }
+  if (!config.bmc.empty()) {
+    // Refuse a readable credentials file before touching the network.
+    if (auto creds = ftb::ipmi::CredentialsFile::load(config.credentials_file); !creds.ok()) {
+      ftb::daemon::reportStartupError("ftb-ipmi", creds.status().message());
+      return 2;
+    }
+  }
+  if (check_only) return ftb::daemon::configurationOk("ftb-ipmi");
+  ftb::daemon::setUpLogging(config.log_level);
+
   if (config.bmc.empty() && !ftb::ipmi::hasInbandDevice(config)) {
     // A node without a BMC is a normal answer, not an error (STYLE.md).
     spdlog::info("no BMC on this node ({} not found) and no --bmc given: nothing to watch",
@@ -43,14 +54,6 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (!config.bmc.empty()) {
-    // Refuse a readable credentials file before touching the network.
-    if (auto creds = ftb::ipmi::CredentialsFile::load(config.credentials_file); !creds.ok()) {
-      std::cerr << "ftb-ipmi: " << creds.status().message() << "\n";
-      return 2;
-    }
-  }
-
   // Signals are taken by sigtimedwait() below, so no thread is interrupted by them.
   sigset_t signals = ftb::daemon::blockStopSignals();
   auto client = ftb::daemon::connectAndDeclare({.event_space = "FTB.IPMI." + config.component,
@@ -58,19 +61,19 @@ int main(int argc, char** argv) {
                                                 .agent_endpoint = config.agent_endpoint},
                                                ftb::ipmi::eventDeclarations());
   if (!client.ok()) {
-    std::cerr << "ftb-ipmi: " << client.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ipmi", client.status().message());
     return 1;
   }
   ftb::ipmi::SdkEventSink sink(**client);
   auto registry = std::make_shared<prometheus::Registry>();
   auto metrics_server = ftb::metrics::HttpServer::startIfSet(config.metrics_listen, registry);
   if (!metrics_server.ok()) {
-    std::cerr << "ftb-ipmi: " << metrics_server.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ipmi", metrics_server.status().message());
     return 2;
   }
   auto monitor = ftb::ipmi::Monitor::create(config, sink, registry.get());
   if (!monitor.ok()) {
-    std::cerr << "ftb-ipmi: " << monitor.status().message() << "\n";
+    ftb::daemon::reportStartupError("ftb-ipmi", monitor.status().message());
     return 2;
   }
   spdlog::info("watching {} BMC(s), sweep every {} ms", (*monitor)->watcherCount(),

@@ -33,6 +33,15 @@ for unit in ftb-agent.service ftb-ipmi.service ftb-ib.service; do
   want "$unit" "Type=notify"
   grep -qE "^WatchdogSec=[1-9]" "$prefix/lib/systemd/system/$unit" || fail "$unit has no watchdog"
 done
+for unit in ftb-agent.service ftb-ipmi.service ftb-ib.service; do
+  # libzmq's I/O threads call sched_setscheduler, which ~@resources denies (SIGSYS).
+  want "$unit" "SystemCallFilter=sched_setscheduler"
+  grep -q '^ExecReload=/bin/kill' "$prefix/lib/systemd/system/$unit" && fail "$unit reloads with /bin/kill (procps)"
+done
+# A reload that reports the agent's answer, the Curve key as a credential.
+grep -qE '^ExecReload=.*/ftb-agent --reload \$MAINPID$' "$prefix/lib/systemd/system/ftb-agent.service" ||
+  fail "ftb-agent.service lacks ExecReload=ftb-agent --reload \$MAINPID"
+want ftb-agent.service "LoadCredential=ftb-curve.key"
 want ftb-agent.service "User=ftb"
 want ftb-agent.service "RuntimeDirectory=ftb"
 want ftb-ib.service "User=ftb"

@@ -2,6 +2,8 @@
 #include "client/curve_keys.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -53,4 +55,53 @@ BOOST_AUTO_TEST_CASE(authorized_keys_files_take_comments_and_reject_garbage) {
   BOOST_TEST(!bad.ok());
   BOOST_TEST(bad.status().message().find("'not-a-key'") != std::string::npos);
   BOOST_TEST(!publicKeyOf("short").ok());
+}
+
+// A root-only key read by another user (an agent running as `ftb`): the error
+// says why (errno text) and what to do (LoadCredential=), not just "cannot read".
+BOOST_AUTO_TEST_CASE(an_unreadable_key_file_is_refused_with_the_reason_and_a_hint) {
+  ftb::testing::TempDir dir;
+  BOOST_REQUIRE(chmod(dir.path().c_str(), 0755) == 0);
+  BOOST_REQUIRE(writeKeyFiles(generateKeyPair().value(), dir.path() + "/k").ok());
+  int pipe_fds[2];
+  BOOST_REQUIRE(pipe(pipe_fds) == 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    // As root, become nobody (root reads anything); otherwise take our own read permission away.
+    if (geteuid() == 0 ? setresuid(65534, 65534, 65534) != 0
+                       : chmod((dir.path() + "/k.key").c_str(), 0200) != 0) {
+      _exit(3);
+    }
+    const std::string message = loadSecretKeyFile(dir.path() + "/k.key").status().message();
+    (void)!write(pipe_fds[1], message.data(), message.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) message.append(buf, static_cast<std::size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  BOOST_REQUIRE(waitpid(child, &status, 0) == child);
+  BOOST_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  BOOST_TEST(message.find("cannot read Curve key file " + dir.path() + "/k.key: Permission denied") !=
+             std::string::npos, message);
+  BOOST_TEST(message.find("LoadCredential=") != std::string::npos, message);
+  BOOST_TEST(loadSecretKeyFile(dir.path() + "/missing.key").status().message().find("No such file") !=
+             std::string::npos);
+}
+
+// systemd hands a credential to the unit's user alone; an ACL can make its mode
+// look group-readable, which is not refused inside $CREDENTIALS_DIRECTORY only.
+BOOST_AUTO_TEST_CASE(credentials_of_systemd_are_taken_whatever_their_group_bits) {
+  ftb::testing::TempDir dir;
+  const auto pair = generateKeyPair().value();
+  BOOST_REQUIRE(writeKeyFiles(pair, dir.path() + "/k").ok());
+  BOOST_REQUIRE(chmod((dir.path() + "/k.key").c_str(), 0440) == 0);
+  BOOST_TEST(!loadSecretKeyFile(dir.path() + "/k.key").ok());
+  BOOST_REQUIRE(setenv("CREDENTIALS_DIRECTORY", dir.path().c_str(), 1) == 0);
+  auto secret = loadSecretKeyFile(dir.path() + "/k.key");
+  unsetenv("CREDENTIALS_DIRECTORY");
+  BOOST_REQUIRE_MESSAGE(secret.ok(), secret.status().message());
+  BOOST_TEST(*secret == pair.secret_key);
 }

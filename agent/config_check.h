@@ -1,0 +1,35 @@
+// What a start of the agent checks before it binds anything, in one place:
+// `ftb-agent --check-config` runs exactly this and exits, a real start runs it
+// and goes on (main.cc). Nothing here opens a socket or starts a thread, so a
+// check never disturbs a running agent.
+//
+//   if (Status s = checkAgentConfig(config); !s.ok()) { ...one line, exit 2... }
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "agent/config.h"
+#include "agent/tree_link.h"
+#include "client/status.h"
+
+namespace ftb::agent {
+
+// The Curve material of a configuration: this agent's pair, the server key it
+// expects from other agents, and the keys it admits.
+struct CurveSetup {
+  CurveClientKeys keys;
+  std::set<std::string> authorized;
+};
+
+// std::nullopt when Curve is off (no --curve-key-file). Errors name the file
+// or option and what to do (unreadable key file: errno text and a hint).
+Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config);
+
+// Endpoints and seeds well-formed, the namespace policy loads, the Curve keys
+// load. kInvalidArgument / kFailedPrecondition / kPermissionDenied with a
+// message that names the setting or file.
+Status checkAgentConfig(const AgentConfig& config);
+
+}  // namespace ftb::agent

@@ -1,0 +1,38 @@
+// A reload that answers: how `ftb-agent --reload PID` (the unit's ExecReload=)
+// asks a running agent to re-read its configuration and learns whether the
+// agent applied it or refused it, so that `systemctl reload` fails on a
+// refused file. Nothing but signals, so it needs no socket, file or procps:
+//
+//   requester                                  agent (main.cc, agent_lifecycle.cc)
+//   sigqueue(pid, SIGHUP, kReloadRequest) ---> records the sender's pid, reloads
+//   sigtimedwait(SIGUSR1) <------------------- sigqueue(sender, SIGUSR1, kApplied|kRefused)
+//
+// A plain `kill -HUP` still reloads but gets no answer: the agent answers only
+// a sender that asked with kReloadRequest (so it never signals a process that
+// did not ask), and only after a reload that began after the request arrived.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+
+#include "client/status.h"
+
+namespace ftb::agent {
+
+inline constexpr int kReloadRequest = 0x46544252;  // "FTBR", the SIGHUP's si_value
+inline constexpr int kReloadAnswerSignal = SIGUSR1;
+inline constexpr int kReloadApplied = 1;  // the answer's si_value
+inline constexpr int kReloadRefused = 2;
+
+// The requester's side: asks `pid` and waits up to `timeout` for its answer.
+// OK when it applied the configuration; kFailedPrecondition when it refused
+// it (its log says why) or cannot be signalled; kDeadlineExceeded without an
+// answer in time. Blocks kReloadAnswerSignal in the calling thread.
+Status requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout);
+
+// The agent's side: sends `answer` (kReloadApplied or kReloadRefused) to `pid`.
+void answerReloadRequest(pid_t pid, int answer);
+
+}  // namespace ftb::agent

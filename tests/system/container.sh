@@ -1,0 +1,212 @@
+# The real-systemd tier's harness, sourced by every *_test.sh here: a Debian 12
+# root booted with `systemd-nspawn -b` (systemd as its PID 1, a network
+# namespace of its own with only loopback), the .debs of deploy/package-deb.sh
+# installed in it with apt, and helpers to run commands inside and await states.
+#
+#   source "$(dirname "$0")/container.sh"
+#   ct_boot_with_packages                 # or SKIPPED: <why> and exit 0
+#   ct_exec systemctl is-active ftb-agent
+#   ct_await "agent active" 30 ct_unit_is ftb-agent ActiveState active
+#
+# Each test boots its own container (about 30 s with the cached roots) and
+# everything is gone when it exits: nspawn and every process of the container
+# (the container's PID 1 is killed last, which ends its PID namespace), its
+# mounts (they live in nspawn's mount namespace) and its network namespace.
+#
+# Roots are cached under /var/cache/ftb-test: tests/install/fresh_root.sh's
+# minimal Debian root, and from it a root with systemd, systemd-sysv and
+# openipmi (ipmi_sim) installed, made once. Needs root, systemd-nspawn
+# (systemd-container) and Debian's archive (dependencies of the .debs are
+# downloaded before the boot; the booted container has no network).
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+ct_runfiles="${TEST_SRCDIR:-}/ftb"
+ct_cache=/var/cache/ftb-test
+# Bump when the package list changes: a new cache file is built.
+ct_layer="$ct_cache/bookworm-systemd-v1.tar"
+ct_layer_packages=(systemd systemd-sysv openipmi)
+
+ct_work=""
+ct_root=""
+ct_nspawn_pid=""
+ct_leader=""
+
+fail() { echo "FAIL: $*" >&2; ct_diagnose >&2 || true; exit 1; }
+# The tier cannot run on this machine: one line, counted as skipped by tests/run-all.sh.
+ct_skip() { echo "SKIPPED: $*"; exit 0; }
+
+ct_cleanup() {
+  set +e
+  if [[ -n "$ct_nspawn_pid" ]] && kill -0 "$ct_nspawn_pid" 2>/dev/null; then
+    # nspawn passes SIGTERM on to the container's systemd as an orderly poweroff.
+    kill -TERM "$ct_nspawn_pid"
+    for _ in $(seq 1 100); do kill -0 "$ct_nspawn_pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  # Killing the container's PID 1 ends every process of its PID namespace.
+  if [[ -n "$ct_leader" ]] && kill -0 "$ct_leader" 2>/dev/null; then kill -KILL "$ct_leader"; fi
+  if [[ -n "$ct_nspawn_pid" ]] && kill -0 "$ct_nspawn_pid" 2>/dev/null; then kill -KILL "$ct_nspawn_pid"; fi
+  [[ -n "$ct_nspawn_pid" ]] && wait "$ct_nspawn_pid" 2>/dev/null
+  if [[ -n "$ct_root" ]]; then
+    for m in proc sys dev; do mountpoint -q "$ct_root/$m" && umount -l "$ct_root/$m"; done
+  fi
+  [[ -n "$ct_work" ]] && rm -rf "$ct_work"
+}
+trap ct_cleanup EXIT
+trap 'exit 143' TERM INT  # Bazel's timeout: still clean up (EXIT trap)
+
+# Runs a command inside the booted container, as root, with a clean environment.
+ct_exec() {
+  # Entering the mount namespace puts root and working directory at the container's /.
+  nsenter --target "$ct_leader" --mount --uts --ipc --net --pid -- \
+    /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
+}
+# Runs a shell snippet inside the container (bash -euo pipefail).
+ct_sh() { ct_exec /bin/bash -euo pipefail -c "$1"; }
+
+# ct_unit_is UNIT PROPERTY VALUE: the unit's property has that value now.
+ct_unit_is() { [[ "$(ct_exec systemctl show -P "$2" "$1")" == "$3" ]]; }
+ct_prop() { ct_exec systemctl show -P "$2" "$1"; }
+
+# ct_await WHAT SECONDS COMMAND...: polls COMMAND (every 0.1 s) until it succeeds.
+ct_await() {
+  local what=$1 seconds=$2
+  shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "$what: not within ${seconds} s"
+    sleep 0.1
+  done
+}
+
+# ct_descendant PID NAME: the process called NAME below PID (host pids), e.g. the
+# program that `ct_exec ... &` started, under its subshell and nsenter.
+ct_descendant() {
+  local queue=("$1") pid child
+  while ((${#queue[@]})); do
+    pid=${queue[0]}
+    queue=("${queue[@]:1}")
+    for child in $(pgrep -P "$pid"); do
+      [[ "$(cat "/proc/$child/comm" 2>/dev/null)" == "$2" ]] && { echo "$child"; return 0; }
+      queue+=("$child")
+    done
+  done
+  return 1
+}
+
+# What a failing test prints: the units' states and the end of their journal.
+ct_diagnose() {
+  [[ -n "$ct_leader" ]] && kill -0 "$ct_leader" 2>/dev/null || return 0
+  echo "--- systemctl status (ftb units)"
+  ct_exec systemctl --no-pager --full status 'ftb-*' 2>&1 | tail -60
+  echo "--- journal"
+  ct_exec journalctl --no-pager -n 60 -o short-monotonic 2>&1
+}
+
+# The cached root with systemd: fresh_root.sh's root plus ct_layer_packages.
+ct_prepare_layer() {
+  mkdir -p "$ct_cache"
+  exec 8>"$ct_cache/systemd-layer.lock"
+  flock 8
+  if [[ ! -s "$ct_layer" ]]; then
+    local build="$ct_work/layer"
+    bash "$ct_runfiles/tests/install/fresh_root.sh" "$build" >"$ct_work/layer.log" 2>&1 ||
+      ct_skip "cannot make the fresh Debian root (debootstrap/Debian's archive): $(tail -1 "$ct_work/layer.log")"
+    mount -t proc proc "$build/proc"
+    if ! DEBIAN_FRONTEND=noninteractive chroot "$build" apt-get install -y -q --no-install-recommends \
+      "${ct_layer_packages[@]}" >>"$ct_work/layer.log" 2>&1; then
+      chroot "$build" apt-get update -q >>"$ct_work/layer.log" 2>&1 || true
+      DEBIAN_FRONTEND=noninteractive chroot "$build" apt-get install -y -q --no-install-recommends \
+        "${ct_layer_packages[@]}" >>"$ct_work/layer.log" 2>&1 ||
+        { umount "$build/proc"; ct_skip "cannot install ${ct_layer_packages[*]} from Debian's archive: $(tail -1 "$ct_work/layer.log")"; }
+    fi
+    umount "$build/proc"
+    chroot "$build" apt-get clean
+    tar -C "$build" -cf "$ct_layer.tmp" .
+    mv "$ct_layer.tmp" "$ct_layer"
+    rm -rf "$build"
+  fi
+  flock -u 8
+}
+
+# Builds the .debs, unpacks a root, downloads the packages' dependencies into
+# it, boots it and installs every .deb with apt inside. Skips (one line) when
+# this machine cannot do that; fails when the packages do not install.
+ct_boot_with_packages() {
+  [[ $(id -u) -eq 0 ]] || ct_skip "needs root (systemd-nspawn, chroot): run the suite as root, as CI does"
+  command -v systemd-nspawn >/dev/null || ct_skip "systemd-nspawn missing: run deploy/install-deps.sh (systemd-container)"
+  command -v nsenter >/dev/null || ct_skip "nsenter missing: run deploy/install-deps.sh (util-linux)"
+  ct_work=$(mktemp -d /tmp/ftb-system-XXXXXX)
+  chmod 0755 "$ct_work"
+  ct_root="$ct_work/root"
+
+  mkdir -p "$ct_work/debs"
+  bash "$ct_runfiles/deploy/package-deb.sh" --from "$ct_runfiles" --out "$ct_work/debs" >"$ct_work/package.log" 2>&1 ||
+    { cat "$ct_work/package.log" >&2; fail "deploy/package-deb.sh failed"; }
+  compgen -G "$ct_work/debs/*.deb" >/dev/null || fail "deploy/package-deb.sh wrote no .deb into --out"
+
+  ct_prepare_layer
+  mkdir -p "$ct_root"
+  tar -C "$ct_root" -xf "$ct_layer"
+  # The tarball stores ./ as mode 0700 (mktemp's): every unprivileged service
+  # would then fail with 200/CHDIR. A root directory is 0755.
+  chmod 0755 "$ct_root"
+  mkdir -p "$ct_root/root/debs"
+  cp "$ct_work"/debs/*.deb "$ct_root/root/debs/"
+
+  # The booted container has no network: fetch the dependencies now, from the host.
+  cp /etc/resolv.conf "$ct_root/etc/resolv.conf"
+  mount -t proc proc "$ct_root/proc"
+  local fetch=(apt-get install -y -q --no-install-recommends --download-only)
+  if ! chroot "$ct_root" /bin/sh -c "cd /root/debs && ${fetch[*]} ./*.deb" >"$ct_work/fetch.log" 2>&1; then
+    chroot "$ct_root" apt-get update -q >>"$ct_work/fetch.log" 2>&1 ||
+      { umount "$ct_root/proc"; ct_skip "Debian's archive unreachable (apt-get update failed): $(tail -1 "$ct_work/fetch.log")"; }
+    chroot "$ct_root" /bin/sh -c "cd /root/debs && ${fetch[*]} ./*.deb" >>"$ct_work/fetch.log" 2>&1 ||
+      { umount "$ct_root/proc"; cat "$ct_work/fetch.log" >&2; fail "apt cannot resolve the packages' dependencies"; }
+  fi
+  umount "$ct_root/proc"
+
+  ct_boot
+  # As an operator would, inside the running system: the maintainer scripts see
+  # systemd, enable the units and start them.
+  # (No --no-download: apt 2.6 refuses it with local .deb paths; every dependency is
+  # in /var/cache/apt/archives already, and there is no network to fetch from.)
+  ct_exec /bin/sh -c 'cd /root/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ./*.deb' \
+    >"$ct_work/apt.log" 2>&1 || { tail -40 "$ct_work/apt.log" >&2; fail "apt-get install ./*.deb failed inside the booted container"; }
+  local broken
+  broken=$(ct_exec dpkg-query -W -f='${Package} ${Status}\n' | grep -v ' install ok installed$' || true)
+  [[ -z "$broken" ]] || fail "packages not fully installed: $broken"
+}
+
+# Boots $ct_root with systemd and waits until its boot is over.
+ct_boot() {
+  local name
+  name="ftbsys$$"
+  # --keep-unit --register=no: the host's PID 1 need not be systemd (no machined, no scope).
+  systemd-nspawn --quiet --directory="$ct_root" --boot --keep-unit --register=no \
+    --private-network --machine="$name" --console=read-only \
+    </dev/null >"$ct_work/console.log" 2>&1 &
+  ct_nspawn_pid=$!
+  local deadline=$((SECONDS + 60))
+  # The container's PID 1 is the child of nspawn that runs systemd.
+  while [[ -z "$ct_leader" ]]; do
+    kill -0 "$ct_nspawn_pid" 2>/dev/null ||
+      ct_skip "systemd-nspawn cannot boot a container here: $(grep -v '^$' "$ct_work/console.log" | tail -1)"
+    ((SECONDS < deadline)) || ct_skip "systemd-nspawn started no systemd within 60 s: $(tail -1 "$ct_work/console.log")"
+    for child in $(pgrep -P "$ct_nspawn_pid" 2>/dev/null); do
+      [[ "$(cat "/proc/$child/comm" 2>/dev/null)" == systemd ]] && ct_leader=$child
+    done
+    [[ -n "$ct_leader" ]] || sleep 0.1
+  done
+  local state=""
+  while ((SECONDS < deadline)); do
+    state=$(ct_exec systemctl is-system-running 2>/dev/null || true)
+    [[ "$state" == running || "$state" == degraded ]] && break
+    sleep 0.2
+  done
+  [[ "$state" == running || "$state" == degraded ]] ||
+    ct_skip "the container's systemd did not finish booting within 60 s (state '$state'): $(tail -1 "$ct_work/console.log")"
+}
+
+# The unit's log since it last started, messages only.
+ct_journal() { ct_exec journalctl --no-pager -o cat -u "$1" "${@:2}"; }
