@@ -68,7 +68,7 @@ int Launcher::run() {
     next_timer_checkpoint_ = steady_clock::now() + std::chrono::seconds(options_.checkpoint_every_s);
   }
   for (;;) {
-    if (auto event = channel_.next(milliseconds(50))) handle(*event);
+    pump(milliseconds(50));
     const auto now = steady_clock::now();
     if (checkpoint_ && now > checkpoint_->deadline) finishCheckpoint(true);
     // Timer checkpoints only while the ranks compute (not during a relaunch).
@@ -92,6 +92,26 @@ int Launcher::run() {
   }
 }
 
+void Launcher::pump(milliseconds timeout) {
+  if (deaths_.open()) {
+    timeout = std::min(timeout, std::chrono::duration_cast<milliseconds>(deaths_.closesAt() - steady_clock::now()));
+    timeout = std::max(timeout, milliseconds(0));
+  }
+  if (auto event = channel_.next(timeout)) handle(*event);
+  if (deaths_.due(steady_clock::now())) {
+    std::string why;
+    std::optional<Event> death = deaths_.settle(&why);
+    if (!death) {
+      spdlog::warn("{}", why);
+    } else if (recovery_) {
+      spdlog::info("{} of rank {} on {}: a recovery is under way already", kProcsDead, tag(*death, "rank"),
+                   Policy::nodeOf(*death));
+    } else {
+      decide(*death);
+    }
+  }
+}
+
 void Launcher::handle(const Event& event) {
   if (event.event_name == "FTB_EVENTS_MISSED") {
     spdlog::error("the backplane reports lost events ({})", event.payload);
@@ -106,6 +126,22 @@ void Launcher::handle(const Event& event) {
     agent_losses_.push_back(event);
     return;
   }
+  // A rank's last will: acted on once the settle window shows where the fault is.
+  if (event.event_name == kProcsDead) {
+    if (recovery_) {
+      spdlog::info("{} of rank {} on {}: the run is ending for a recovery already", kProcsDead,
+                   tag(event, "rank"), Policy::nodeOf(event));
+      return;
+    }
+    if (auto why = deaths_.add(event, options_.job_id, attempt_, steady_clock::now())) {
+      spdlog::info("{} ignored: {}", kProcsDead, *why);
+    }
+    return;
+  }
+  decide(event);
+}
+
+void Launcher::decide(const Event& event) {
   std::optional<Decision> d = policy_.decide(event);
   if (!d) return;
   for (const auto& why : d->skipped) spdlog::info("{} on {}: rule {}", event.event_name, d->node, why);
@@ -231,9 +267,7 @@ std::optional<int> Launcher::onExit(int code) {
     // FTB_MPI_PROCS_DEAD, a fan failure ...) a moment to arrive.
     spdlog::warn("mpirun exited with {} unannounced; waiting {} ms for events", code, options_.exit_grace_ms);
     const auto until = steady_clock::now() + milliseconds(options_.exit_grace_ms);
-    while (!recovery_ && steady_clock::now() < until) {
-      if (auto event = channel_.next(milliseconds(50))) handle(*event);
-    }
+    while (!recovery_ && steady_clock::now() < until) pump(milliseconds(50));
   }
   if (!recovery_ && code == 0) {
     jobState("finished", launch_corr_);
@@ -257,6 +291,7 @@ std::optional<int> Launcher::onExit(int code) {
   }
   jobState("relaunching", launch_corr_, " after exit " + std::to_string(code));
   recovery_.reset();
+  deaths_.clear();
   if (Status s = launch(); !s.ok()) {
     spdlog::error("cannot relaunch: {}", s.toString());
     return 1;

@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
                  "How long a checkpoint may take before it is reported missed")->capture_default_str();
   app.add_option("--migrate-deadline-ms", options.migrate_deadline_ms,
                  "How long the job may take to exit after FTB_MIGRATE")->capture_default_str();
+  app.add_option("--death-settle-ms", options.death_settle_ms,
+                 "Ranks' last wills (FTB_MPI_PROCS_DEAD) are gathered this long: deaths on one node "
+                 "are acted on at once, on several nodes they are mpirun's teardown")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
   app.add_option("--agent", agent, "ftb-agent endpoint (default $FTB_AGENT_ENDPOINT or the local socket)");
   app.add_option("--mpirun", options.job.mpirun, "mpirun program")->capture_default_str();
   app.add_option("--mpirun-arg", options.job.mpirun_args, "Extra mpirun argument (repeatable)");
