@@ -117,6 +117,44 @@ BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_mem
   BOOST_TEST(lab.finish(pid) == expected);
 }
 
+// A rank SIGKILLed on a live node: its agent publishes the rank's last will
+// (FTB_MPI_PROCS_DEAD) and FTB_CLIENT_LOST within milliseconds, and ftb-run
+// decides on it at once, not after mpirun's exit and the 1.5 s exit grace.
+BOOST_AUTO_TEST_CASE(rank_killed_on_a_live_node_is_announced_by_its_will_and_relaunched_at_once) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  Lab lab;
+  pid_t pid = lab.start("RANK", {"--spares", "n4"});
+  lab.awaitComputing("RANK");
+  const double killed_at = ftb::launcher::lab::now();
+  BOOST_REQUIRE_MESSAGE(lab.lab.killRank("n2", 2) > 0, "no process of rank 2 on n2");
+
+  Event will = lab.require(is("FTB_MPI_PROCS_DEAD", {{"rank", "2"}, {"host", "n2"}, {"job", "RANK"}, {"attempt", "0"}}),
+                           "rank 2's last will");
+  BOOST_TEST((will.severity == ftb::Severity::kFatal));
+  lab.require(is("FTB_CLIENT_LOST", {{"client", "ftbckpt-r2"}, {"node", "n2"}, {"will", "1"}}),
+              "n2's agent: FTB_CLIENT_LOST of rank 2");
+  Event decision = lab.require(
+      is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n2"}, {"trigger", "FTB_MPI_PROCS_DEAD"}}),
+      "the relaunch decision on the will");
+  BOOST_TEST(tag(decision, "target") == "n4");
+  BOOST_TEST(tag(decision, "ranks") == "2,3");
+  using ftb::launcher::lab::seconds;
+  const double announced = seconds(will) - killed_at;
+  const double decided = seconds(decision) - seconds(will);
+  BOOST_TEST_MESSAGE("kill -> will published " << announced * 1000 << " ms; will -> decision " << decided * 1000
+                                               << " ms");
+  // At once: well inside the exit grace the unannounced exit would have waited.
+  BOOST_TEST(decided < 1.0);
+  const std::string corr = tag(decision, "corr");
+  lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  lab.requireRestored(corr, {2, 3});
+  BOOST_TEST(lab.finish(pid) == expected);
+  // One decision for one death: the teardown's deaths were not acted on.
+  BOOST_TEST(!lab.story->waitFor(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n1"}}), 0ms));
+  BOOST_TEST(!lab.story->waitFor(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), 0ms));
+}
+
 BOOST_AUTO_TEST_CASE(all_nodes_over_temperature_checkpoint_the_whole_job) {
   if (skipped()) return;
   const std::string expected = baseline();
