@@ -63,7 +63,7 @@ done
 # The FTB 0.5 C API.
 install -m 0755 "$(built client/ftb05/libftb.so)" "$root/lib/"
 install -m 0644 "$(built client/ftb05/libftb.a)" "$root/lib/"
-for h in libftb.h ftb_def.h ftb_client_lib_defs.h; do
+for h in libftb.h ftb_def.h ftb_client_lib_defs.h ftbx_last_will.h; do
   install -m 0644 "$(source_file "client/ftb05/$h")" "$root/include/"
 done
 # The C++ SDK: headers keep their "client/..." include paths under include/ftb.
