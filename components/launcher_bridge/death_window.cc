@@ -1,6 +1,6 @@
 #include "components/launcher_bridge/death_window.h"
 
-#include <set>
+#include <algorithm>
 
 #include "components/launcher_bridge/policy.h"
 
@@ -26,22 +26,35 @@ std::optional<std::string> DeathWindow::add(const Event& event, const std::strin
   return std::nullopt;
 }
 
-std::optional<Event> DeathWindow::settle(std::string* why) {
+std::set<std::string> DeathWindow::silent(const std::set<std::string>& job_nodes) const {
+  std::set<std::string> quiet = job_nodes;
+  for (const Event& e : deaths_) quiet.erase(Policy::nodeOf(e));
+  return quiet;
+}
+
+bool DeathWindow::due(TimePoint now, const std::set<std::string>& job_nodes) const {
+  return open() && (now >= closes_ || silent(job_nodes).empty());
+}
+
+std::optional<Event> DeathWindow::settle(const std::set<std::string>& job_nodes, std::string* why) {
+  const std::set<std::string> quiet = silent(job_nodes);
   std::vector<Event> deaths;
   deaths.swap(deaths_);
   if (deaths.empty()) {
     *why = "no deaths";
     return std::nullopt;
   }
-  std::set<std::string> nodes;
-  for (const Event& e : deaths) nodes.insert(Policy::nodeOf(e));
-  if (nodes.size() == 1) return deaths.front();
+  if (quiet.empty()) {
+    // stable: equal times keep their arrival order
+    return *std::min_element(deaths.begin(), deaths.end(), [](const Event& a, const Event& b) {
+      return std::pair(a.time_sec, a.time_nsec) < std::pair(b.time_sec, b.time_nsec);
+    });
+  }
   std::string list;
-  for (const auto& n : nodes) list += (list.empty() ? "" : ",") + n;
-  *why = std::to_string(deaths.size()) + " ranks died on " + std::to_string(nodes.size()) + " nodes (" + list +
-         ") within " + std::to_string(settle_.count()) +
-         " ms: mpirun's teardown after a fault elsewhere (a dead node?), or several faults; "
-         "left to the job's exit and the agents";
+  for (const auto& n : quiet) list += (list.empty() ? "" : ",") + n;
+  *why = std::to_string(deaths.size()) + " ranks' deaths announced, none from node(s) " + list + " within " +
+         std::to_string(settle_.count()) +
+         " ms: their agent may have died with them (a dead node); left to the job's exit and the agents";
   return std::nullopt;
 }
 

@@ -2,18 +2,24 @@
 // by a rank's agent within milliseconds of the death), gathered for a short
 // settle window before ftb-run acts on them.
 //
-// Why a window: with a fail-stop MPI, every rank that survives a fault is then
-// killed by mpirun's own teardown, and each of those deaths is announced too.
-// When one rank dies, its will comes first and the teardown's only later
-// (mpirun needs 0.1-0.2 s to react). When a whole node dies, its agent dies
-// with it and announces nothing: the first wills are the teardown's, from every
-// surviving node at once. So: deaths on ONE node within the window -> act on
-// that node at once; deaths on several nodes -> not evidence of where the
-// fault is (left to mpirun's exit and the agents' FTB_AGENT_CHILD_LOST).
+// Why a window: with a fail-stop MPI, every rank that survives a fault is
+// killed by mpirun's own teardown within milliseconds, and each of those deaths
+// is announced too. Which rank died first is not reliably visible (agents'
+// detection jitters as much as the teardown takes), but where the fault is
+// shows in WHO reports:
+//  - a rank died on a live node: the teardown kills every other rank, so every
+//    job node's agent reports deaths. No node is lost: restart the run in place
+//    (the earliest death is passed on as the trigger);
+//  - a whole node died: its agent died with it and reports nothing, the other
+//    nodes report the teardown. The silent node is the suspect, but silence
+//    within a window is no proof: ftb-run leaves that case to mpirun's exit and
+//    the agents' FTB_AGENT_CHILD_LOST, as without wills.
+// The window closes as soon as every job node has reported, else after
+// `settle`.
 //
-//   DeathWindow deaths(std::chrono::milliseconds(50));
+//   DeathWindow deaths(std::chrono::milliseconds(100));
 //   if (auto why = deaths.add(event, job, attempt, now)) log(*why);
-//   if (deaths.due(now)) if (auto e = deaths.settle(&why)) policy.decide(*e);
+//   if (deaths.due(now, job_nodes)) if (auto e = deaths.settle(job_nodes, &why)) policy.decide(*e);
 //
 // Threading: not synchronised; the launcher's event loop owns it. No clock of
 // its own: time is passed in.
@@ -21,6 +27,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,16 +48,19 @@ class DeathWindow {
   std::optional<std::string> add(const Event& event, const std::string& job_id, int attempt, TimePoint now);
 
   bool open() const { return !deaths_.empty(); }
-  // When the window closes (only while open()).
+  // When the window closes at the latest (only while open()).
   TimePoint closesAt() const { return closes_; }
-  bool due(TimePoint now) const { return open() && now >= closes_; }
+  // Open, and every node of `job_nodes` reported, or the window has passed.
+  bool due(TimePoint now, const std::set<std::string>& job_nodes) const;
 
-  // Closes the window: the first death when every death in it was on one node,
-  // else nullopt with the reason in `why`.
-  std::optional<Event> settle(std::string* why);
+  // Closes the window: the earliest death (by its publish time) when every
+  // node of `job_nodes` reported deaths, else nullopt with the reason in `why`.
+  std::optional<Event> settle(const std::set<std::string>& job_nodes, std::string* why);
   void clear() { deaths_.clear(); }
 
  private:
+  std::set<std::string> silent(const std::set<std::string>& job_nodes) const;
+
   std::chrono::milliseconds settle_;
   std::vector<Event> deaths_;
   TimePoint closes_{};

@@ -98,9 +98,15 @@ void Launcher::pump(milliseconds timeout) {
     timeout = std::max(timeout, milliseconds(0));
   }
   if (auto event = channel_.next(timeout)) handle(*event);
-  if (deaths_.due(steady_clock::now())) {
+  std::set<std::string> job_nodes;
+  if (deaths_.open()) {
+    for (const auto& node : table_.nodes()) {
+      if (!node.ranks.empty()) job_nodes.insert(node.name);
+    }
+  }
+  if (deaths_.due(steady_clock::now(), job_nodes)) {
     std::string why;
-    std::optional<Event> death = deaths_.settle(&why);
+    std::optional<Event> death = deaths_.settle(job_nodes, &why);
     if (!death) {
       spdlog::warn("{}", why);
     } else if (recovery_) {
@@ -236,6 +242,13 @@ void Launcher::execute(const Decision& d) {
       // The survivors may hang on the dead peers: end the run now.
       if (job_.running()) job_.terminate();
       break;
+    case Action::kRestart:
+      // A rank died on a live node: no node changes; end the run now and
+      // relaunch it as it was (onExit), every rank restoring from its own L1.
+      recovery_ = PendingRecovery{.corr = d.corr, .reason = "restart", .source = d.node, .target = d.target,
+                                  .ranks = d.ranks, .deadline = deadline};
+      if (job_.running()) job_.terminate();
+      break;
     case Action::kSpare:
     case Action::kResume:
       if (Status s = admin_.resume(d.node); !s.ok()) spdlog::error("resume {}: {}", d.node, s.toString());
@@ -283,9 +296,11 @@ std::optional<int> Launcher::onExit(int code) {
   ++attempt_;
   if (recovery_) {
     launch_corr_ = recovery_->corr;
-    (void)channel_.publish("FTB_MIGRATE_IPT", "ranks restart on " + recovery_->target,
-                           {{"corr", recovery_->corr}, {"target", recovery_->target},
-                            {"ranks", rankList(recovery_->ranks)}});
+    if (recovery_->reason != "restart") {  // a restart moves no ranks
+      (void)channel_.publish("FTB_MIGRATE_IPT", "ranks restart on " + recovery_->target,
+                             {{"corr", recovery_->corr}, {"target", recovery_->target},
+                              {"ranks", rankList(recovery_->ranks)}});
+    }
   } else {
     launch_corr_ = options_.job_id + "-R" + std::to_string(attempt_);
   }

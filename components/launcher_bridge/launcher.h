@@ -34,10 +34,9 @@ struct LauncherOptions {
   int checkpoint_deadline_ms = 10000;
   int migrate_deadline_ms = 20000;  // FTB_MIGRATE sent -> the job must have exited
   int exit_grace_ms = 1500;         // unexplained exit: wait this long for events that explain it
-  // Ranks' last wills (FTB_MPI_PROCS_DEAD) are gathered this long before the
-  // decision: deaths on one node are acted on at once, deaths on several are
-  // mpirun's own teardown (death_window.h).
-  int death_settle_ms = 50;
+  // Ranks' last wills (FTB_MPI_PROCS_DEAD) are gathered until every job node
+  // reported deaths (then acted on at once), at most this long (death_window.h).
+  int death_settle_ms = 100;
   std::string runtime_space = "FTB.MPI.FTBCKPT";
 };
 
@@ -56,7 +55,7 @@ class Launcher {
   };
   struct PendingRecovery {
     std::string corr;
-    std::string reason;  // "migrate" or "relaunch"
+    std::string reason;  // "migrate", "relaunch" or "restart"
     std::string source;
     std::string target;
     std::vector<int> ranks;

@@ -87,8 +87,8 @@ int main(int argc, char** argv) {
   app.add_option("--migrate-deadline-ms", options.migrate_deadline_ms,
                  "How long the job may take to exit after FTB_MIGRATE")->capture_default_str();
   app.add_option("--death-settle-ms", options.death_settle_ms,
-                 "Ranks' last wills (FTB_MPI_PROCS_DEAD) are gathered this long: deaths on one node "
-                 "are acted on at once, on several nodes they are mpirun's teardown")
+                 "Ranks' last wills (FTB_MPI_PROCS_DEAD) are gathered until every job node reported "
+                 "deaths (restart at once), at most this long (else left to mpirun's exit)")
       ->check(CLI::Range(0, 10000))
       ->capture_default_str();
   app.add_option("--agent", agent, "ftb-agent endpoint (default $FTB_AGENT_ENDPOINT or the local socket)");
