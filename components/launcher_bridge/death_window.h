@@ -15,9 +15,10 @@
 //    within a window is no proof: ftb-run leaves that case to mpirun's exit and
 //    the agents' FTB_AGENT_CHILD_LOST, as without wills.
 // The window closes as soon as every job node has reported, else after
-// `settle`.
+// `settle`. (The launcher ends the run at the first death, so the teardown's
+// deaths follow within mpirun's teardown time, 0.1-0.5 s here.)
 //
-//   DeathWindow deaths(std::chrono::milliseconds(100));
+//   DeathWindow deaths(std::chrono::milliseconds(1000));
 //   if (auto why = deaths.add(event, job, attempt, now)) log(*why);
 //   if (deaths.due(now, job_nodes)) if (auto e = deaths.settle(job_nodes, &why)) policy.decide(*e);
 //

@@ -139,8 +139,17 @@ void Launcher::handle(const Event& event) {
                    tag(event, "rank"), Policy::nodeOf(event));
       return;
     }
+    const bool first = !deaths_.open();
     if (auto why = deaths_.add(event, options_.job_id, attempt_, steady_clock::now())) {
       spdlog::info("{} ignored: {}", kProcsDead, *why);
+      return;
+    }
+    if (first && job_.running()) {
+      // A fail-stop MPI job is lost with any rank: end it now (mpirun's own
+      // teardown takes 0.1-0.5 s), then decide where to relaunch once every
+      // job node's agent has reported its ranks' deaths (death_window.h).
+      spdlog::warn("rank {} died on {}: ending the run now", tag(event, "rank"), Policy::nodeOf(event));
+      job_.terminate();  // poll() reports the exit
     }
     return;
   }
@@ -278,7 +287,11 @@ std::optional<int> Launcher::onExit(int code) {
   if (!recovery_ && code != 0) {
     // An exit nobody announced: give the events that explain it (a dead node's
     // FTB_MPI_PROCS_DEAD, a fan failure ...) a moment to arrive.
-    spdlog::warn("mpirun exited with {} unannounced; waiting {} ms for events", code, options_.exit_grace_ms);
+    if (deaths_.open()) {
+      spdlog::info("mpirun exited with {}; deciding once the ranks' deaths are in", code);
+    } else {
+      spdlog::warn("mpirun exited with {} unannounced; waiting {} ms for events", code, options_.exit_grace_ms);
+    }
     const auto until = steady_clock::now() + milliseconds(options_.exit_grace_ms);
     while (!recovery_ && steady_clock::now() < until) pump(milliseconds(50));
   }

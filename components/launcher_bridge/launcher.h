@@ -34,9 +34,10 @@ struct LauncherOptions {
   int checkpoint_deadline_ms = 10000;
   int migrate_deadline_ms = 20000;  // FTB_MIGRATE sent -> the job must have exited
   int exit_grace_ms = 1500;         // unexplained exit: wait this long for events that explain it
-  // Ranks' last wills (FTB_MPI_PROCS_DEAD) are gathered until every job node
-  // reported deaths (then acted on at once), at most this long (death_window.h).
-  int death_settle_ms = 100;
+  // Ranks' last wills (FTB_MPI_PROCS_DEAD): the first ends the run at once;
+  // they are gathered until every job node reported deaths (then the rules
+  // decide), at most this long (death_window.h).
+  int death_settle_ms = 1000;
   std::string runtime_space = "FTB.MPI.FTBCKPT";
 };
 
