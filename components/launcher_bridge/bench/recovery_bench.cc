@@ -22,6 +22,8 @@
 #define BOOST_TEST_MODULE recovery_bench
 #include <boost/test/unit_test.hpp>
 
+#include <signal.h>
+
 #include <limits.h>
 #include <unistd.h>
 
@@ -280,8 +282,10 @@ BOOST_AUTO_TEST_CASE(rank_killed_is_announced_by_its_will_and_restarted) {
   JobLab lab(benchShape());
   pid_t pid = lab.start("RANK", {"--spares", "n5"});
   lab.awaitComputing("RANK");
+  const pid_t rank2 = lab.lab.rankPid("n2", 2);
+  BOOST_REQUIRE(rank2 > 0);
   const double injected = now();
-  BOOST_REQUIRE(lab.lab.killRank("n2", 2) > 0);
+  BOOST_REQUIRE(kill(rank2, SIGKILL) == 0);
 
   Event will = lab.require(is("FTB_MPI_PROCS_DEAD", {{"rank", "2"}, {"attempt", "0"}}), "rank 2's last will");
   Event decision = lab.require(is("FTB_DECISION", {{"action", "restart"}}), "the restart decision");

@@ -10,6 +10,7 @@
 #define BOOST_TEST_MODULE launcher_lab
 #include <boost/test/unit_test.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -128,8 +129,10 @@ BOOST_AUTO_TEST_CASE(rank_killed_on_a_live_node_is_announced_by_its_will_and_res
   Lab lab;
   pid_t pid = lab.start("RANK", {"--spares", "n4"});
   lab.awaitComputing("RANK");
+  const pid_t rank2 = lab.lab.rankPid("n2", 2);
+  BOOST_REQUIRE_MESSAGE(rank2 > 0, "no process of rank 2 on n2");
   const double killed_at = ftb::launcher::lab::now();
-  BOOST_REQUIRE_MESSAGE(lab.lab.killRank("n2", 2) > 0, "no process of rank 2 on n2");
+  BOOST_REQUIRE(kill(rank2, SIGKILL) == 0);
 
   Event will = lab.require(is("FTB_MPI_PROCS_DEAD", {{"rank", "2"}, {"host", "n2"}, {"job", "RANK"}, {"attempt", "0"}}),
                            "rank 2's last will");
