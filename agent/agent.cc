@@ -418,6 +418,8 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   }
   sessions_.erase(it);
   if (end == SessionEnd::kLost) {
+    // Every client gone without a Goodbye: dead (pidfd) or silent (timeout).
+    counters_.set_clients_expired(counters_.clients_expired() + 1);
     const bool will = publishLastWill(*gone);
     publishClientLost(*gone, why, will);
   }
@@ -430,7 +432,6 @@ void Agent::expireSilentClients(std::chrono::steady_clock::time_point now) {
     if (now - s->last_seen > timeout) silent.push_back(id);
   }
   for (const auto& id : silent) {
-    counters_.set_clients_expired(counters_.clients_expired() + 1);
     removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
   }
 }
