@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -12,6 +13,7 @@
 #include "client/event.h"
 #include "client/event_codec.h"
 #include "client/names.h"
+#include "agent/last_will.h"
 
 namespace ftb::agent {
 namespace {
@@ -155,11 +157,24 @@ void Agent::run() {
       if (tree_transport_->backlogged()) wait = std::chrono::milliseconds(1);
     }
     wait = std::min(wait, notifier_.maxLoopSleep(wait));
-    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+    if (!departed_.empty()) wait = std::chrono::milliseconds(0);
+    for (const auto& [id, s] : sessions_) {
+      if (s->process_exited) wait = std::min(wait, std::chrono::milliseconds(1));  // probing
+    }
+    poll_items_.assign(1, zmq::pollitem_t{socket_.handle(), 0, ZMQ_POLLIN, 0});
+    watched_.clear();
+    addProcessWatches(poll_items_, watched_);
     try {
-      zmq::poll(&item, 1, wait);
+      zmq::poll(poll_items_.data(), poll_items_.size(), wait);
     } catch (const zmq::error_t&) {
       continue;  // EINTR: a signal arrived; the loop condition decides
+    }
+    for (std::size_t i = 1; i < poll_items_.size(); ++i) {
+      if ((poll_items_[i].revents & ZMQ_POLLIN) == 0) continue;
+      ClientSession* s = watched_[i - 1];
+      s->process_exited = true;
+      s->probe_until = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(config_.client_timeout_ms);
     }
 
     bool input_backlog = true;  // until a read finds the socket empty
@@ -188,6 +203,7 @@ void Agent::run() {
       }
       handleFrame(from, body);
     }
+    if (!input_backlog) settleDeparted();
     flushBatches();
     sendAcks();
     flushOutbound();
@@ -202,7 +218,14 @@ void Agent::run() {
       updateMetrics();
       next_housekeeping = now + std::chrono::milliseconds(100);
     }
-    for (const auto& id : doomed_) removeSession(id, "its socket is gone");
+    probeExitedClients(now);
+    // Removed next turn, after every frame the peer sent before its socket went
+    // has been read (ZeroMQ hands them over before it forgets the peer).
+    for (auto& id : doomed_) {
+      if (std::find(departed_.begin(), departed_.end(), id) == departed_.end()) {
+        departed_.push_back(std::move(id));
+      }
+    }
     doomed_.clear();
     if (reload_.exchange(false)) reloadConfig();
     notifier_.feedWatchdog(now);  // only a loop that really turns keeps systemd's watchdog quiet
@@ -318,9 +341,11 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   }
   // A client that reconnects (new socket) replaces its old session.
   if (auto it = by_publisher_.find(publisher_key); it != by_publisher_.end()) {
-    removeSession(it->second->routing_id, "the client reconnected");
+    removeSession(it->second->routing_id, SessionEnd::kReplaced, "the client reconnected");
   }
-  if (findSession(routing_id) != nullptr) removeSession(routing_id, "it said Hello again");
+  if (findSession(routing_id) != nullptr) {
+    removeSession(routing_id, SessionEnd::kReplaced, "it said Hello again");
+  }
 
   auto session = std::make_unique<ClientSession>(config_.client_queue_events);
   session->routing_id = routing_id;
@@ -334,6 +359,23 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->peer = peer;
   session->principal = admission_.principalOf(sender);
   applyPolicy(*session);
+  // The last will is checked like a publish, now: a will that could never be
+  // published is refused while the client can still hear why.
+  Result<std::optional<proto::Event>> will =
+      lastWillFromHello(hello, session->event_space, config_.max_payload_bytes);
+  if (!will.ok()) {
+    return replyError(routing_id, wire::codeToWire(will.status().code()), will.status().message(),
+                      envelope.request_id());
+  }
+  if (*will && !session->may_publish) {
+    return replyError(routing_id, proto::Error::PERMISSION_DENIED,
+                      "last_will: publishing into " + session->event_space +
+                          " is not allowed for this client by the agent's namespace policy "
+                          "(docs/SECURITY.md)",
+                      envelope.request_id());
+  }
+  session->last_will = std::move(*will);
+  if (peer) session->process = PidWatch::open(peer->pid);
   session->last_seen = std::chrono::steady_clock::now();
   session->connected_at = std::chrono::system_clock::now();
   KnownPublisher& known = known_publishers_[publisher_key];
@@ -364,7 +406,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
 }
 
 void Agent::onGoodbye(const std::string& routing_id) {
-  if (findSession(routing_id) != nullptr) removeSession(routing_id, "it said goodbye");
+  if (findSession(routing_id) != nullptr) removeSession(routing_id, SessionEnd::kGoodbye, "it said goodbye");
 }
 
 ClientSession* Agent::findSession(const std::string& routing_id) {
@@ -372,11 +414,14 @@ ClientSession* Agent::findSession(const std::string& routing_id) {
   return it == sessions_.end() ? nullptr : it->second.get();
 }
 
-void Agent::removeSession(const std::string& routing_id, std::string_view why) {
+void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::string_view why) {
   auto it = sessions_.find(routing_id);
   if (it == sessions_.end()) return;
   ClientSession* s = it->second.get();
   spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
+  // Keeps the session alive until its will and notice are out (after it left
+  // the routing table: nothing is delivered to the departed).
+  std::unique_ptr<ClientSession> gone = std::move(it->second);
   batches_.erase(s);
   if (!s->subscriptions.empty()) updateTreeInterest();
   if (auto p = by_publisher_.find(s->publisher_key); p != by_publisher_.end() && p->second == s) {
@@ -386,6 +431,12 @@ void Agent::removeSession(const std::string& routing_id, std::string_view why) {
     known.departed = std::chrono::steady_clock::now();
   }
   sessions_.erase(it);
+  if (end == SessionEnd::kLost) {
+    // Every client gone without a Goodbye: dead (pidfd) or silent (timeout).
+    counters_.set_clients_expired(counters_.clients_expired() + 1);
+    const bool will = publishLastWill(*gone);
+    publishClientLost(*gone, why, will);
+  }
 }
 
 void Agent::expireSilentClients(std::chrono::steady_clock::time_point now) {
@@ -395,8 +446,7 @@ void Agent::expireSilentClients(std::chrono::steady_clock::time_point now) {
     if (now - s->last_seen > timeout) silent.push_back(id);
   }
   for (const auto& id : silent) {
-    counters_.set_clients_expired(counters_.clients_expired() + 1);
-    removeSession(id, "no heartbeat within --client-timeout-ms");
+    removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
   }
 }
 

@@ -83,8 +83,23 @@ class Agent : private tree::TreeHost {
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
   ClientSession* findSession(const std::string& routing_id);
-  void removeSession(const std::string& routing_id, std::string_view why);
+  // How a session ended: only kLost publishes the client's last will and
+  // FTB_CLIENT_LOST (agent_departures.cc).
+  enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
+  void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
   void expireSilentClients(std::chrono::steady_clock::time_point now);
+  // agent_departures.cc: clients that vanish without a Goodbye.
+  // Adds the pidfds of watched client processes to the loop's poll set.
+  void addProcessWatches(std::vector<zmq::pollitem_t>& items,
+                         std::vector<ClientSession*>& watched);
+  // A watched process exited: probe its socket until ZeroMQ reports it gone.
+  void probeExitedClients(std::chrono::steady_clock::time_point now);
+  // Sessions whose socket was reported gone in an earlier turn, once this
+  // turn has read every pending frame (a Goodbye sent before the exit counts).
+  void settleDeparted();
+  // Whether the will went out (a client has one; it goes out at most once).
+  bool publishLastWill(ClientSession& session);
+  void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
   void forgetDepartedPublishers(std::chrono::steady_clock::time_point now);
   void reply(const std::string& routing_id, proto::Envelope& envelope);
   void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
@@ -129,7 +144,8 @@ class Agent : private tree::TreeHost {
   void deliverLocal(const tree::TreeEvent& event) override;
   void topologyChanged(const tree::TopologyChange& change) override;
   void eventsLost(const std::string& event_space, uint64_t count) override;
-  void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload);
+  void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload,
+                         const std::unordered_map<std::string, std::string>& tags = {});
   void publishTopologyChanges();
   void fillTreeInfo(proto::TreeInfo* info);
 
@@ -168,7 +184,10 @@ class Agent : private tree::TreeHost {
     OriginOwner owner;  // who said Hello with this key first: only it may resume it
   };
   std::unordered_map<std::string, KnownPublisher> known_publishers_;
-  std::vector<std::string> doomed_;  // routing ids to remove at the end of this turn
+  std::vector<std::string> doomed_;  // routing ids whose socket is gone (this turn's sends)
+  std::vector<std::string> departed_;  // doomed in an earlier turn: settleDeparted()
+  std::vector<zmq::pollitem_t> poll_items_;  // the socket, then the watched pidfds
+  std::vector<ClientSession*> watched_;      // the session of each pidfd item
 
   struct Batch {
     proto::Envelope envelope;

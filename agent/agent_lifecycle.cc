@@ -134,7 +134,8 @@ void Agent::drainOnShutdown() {
   while (pending() && std::chrono::steady_clock::now() < deadline) {
     flushOutbound();
     if (tree_transport_) tree_transport_->flush(std::chrono::steady_clock::now());
-    for (const auto& id : doomed_) removeSession(id, "its socket is gone");
+    // No wills while the agent stops: its clients lose the agent, not the reverse.
+    for (const auto& id : doomed_) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
     doomed_.clear();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the subscribers read meanwhile
     notifier_.feedWatchdog(std::chrono::steady_clock::now());

@@ -175,7 +175,8 @@ void Agent::publishTopologyChanges() {
 }
 
 void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
-                              std::string payload) {
+                              std::string payload,
+                              const std::unordered_map<std::string, std::string>& tags) {
   auto routed = std::make_shared<RoutedEvent>();
   proto::Event& e = routed->event;
   e.set_event_space(kAgentEventSpace);
@@ -192,6 +193,7 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   e.set_time_sec(std::chrono::duration_cast<std::chrono::seconds>(wall).count());
   e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
   e.set_payload(std::move(payload));
+  for (const auto& [key, value] : tags) (*e.mutable_tags())[key] = value;
   auto* sender = e.mutable_sender();
   sender->set_agent(config_.name);
   sender->set_uid(geteuid());

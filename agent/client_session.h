@@ -12,6 +12,7 @@
 #include "agent/namespace_policy.h"
 #include "agent/outbound_queue.h"
 #include "agent/peer_credentials.h"
+#include "agent/pid_watch.h"
 #include "client/filter.h"
 #include "proto/ftb.pb.h"
 
@@ -47,6 +48,18 @@ struct ClientSession {
   std::chrono::steady_clock::time_point ack_due_since;
   uint32_t unacked_events = 0;
   OutboundQueue outbound;  // frames waiting while the client's socket is full
+
+  // Last will (proto LastWill), validated at Hello: published by the agent if
+  // the session ends without a Goodbye (Agent::removeSession, SessionEnd::kLost).
+  std::optional<proto::Event> last_will;
+  // The client's process (IPC peers): its pidfd turns readable when it exits,
+  // then the agent probes the socket until ZeroMQ reports it gone.
+  std::optional<PidWatch> process;
+  bool process_exited = false;
+  std::chrono::steady_clock::time_point probe_until;
+  // Its socket is gone but its process lives (or is unknown: TCP): it may
+  // reconnect and say Hello again; otherwise it expires as lost.
+  bool socket_gone = false;
 
   uint64_t events_published = 0;
   uint64_t events_delivered = 0;

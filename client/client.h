@@ -43,6 +43,20 @@ inline constexpr int kDefaultAgentTcpPort = 10809;
 // $FTB_AGENT_ENDPOINT, else kDefaultAgentIpcEndpoint.
 std::string defaultAgentEndpoint();
 
+// What the agent publishes on a client's behalf if the client's session ends
+// without disconnect() (the process died, or fell silent for the agent's
+// client timeout): an event of the client's event space, declared implicitly
+// with `severity` at connect. Published at most once, with an event id of its
+// own (the client's origin, client_instance | 0x80000000, seq 1). A clean
+// disconnect(), or an agent restart (the SDK says Hello to the new agent),
+// does not publish it. docs/RECOVERY_EVENTS.md, "Last will".
+struct LastWill {
+  std::string event_name;  // e.g. "FTB_MPI_PROCS_DEAD"
+  Severity severity = Severity::kFatal;
+  std::string payload;     // within the agent's payload limit, else connect() fails
+  Tags tags;
+};
+
 struct ClientOptions {
   std::string event_space;     // required, e.g. "FTB.MPI.OPENMPI"
   std::string client_name;     // required
@@ -69,6 +83,9 @@ struct ClientOptions {
   std::string curve_server_key;
   std::string curve_public_key;
   std::string curve_secret_key;
+  // Checked by the agent at connect like a publish (name, payload size, the
+  // namespace policy): connect() fails with the agent's reason otherwise.
+  std::optional<LastWill> last_will;
 };
 
 // What a subscription receives: an event, or a notice that `missed` events

@@ -56,6 +56,17 @@ Status ClientImpl::start() {
         "keys (ftbctl keygen)");
   }
   event_space_ = *space;
+  if (options_.last_will) {
+    Result<std::string> name = normalizeEventName(options_.last_will->event_name);
+    if (!name.ok()) return invalidArgument("last_will.event_name: " + name.status().message());
+    const int severity = static_cast<int>(options_.last_will->severity);
+    if (severity < 1 || severity > 4) {
+      return invalidArgument("last_will " + *name + ": severity must be INFO, WARNING, ERROR or FATAL");
+    }
+    will_name_ = *name;
+    // Declared with every Hello, so the agent can check the will against it.
+    declared_[will_name_] = toProto(options_.last_will->severity);
+  }
   EventId me = fromProto([&] {
     proto::EventId id;
     *id.mutable_origin() = localOrigin();
@@ -95,6 +106,12 @@ Status ClientImpl::declare(const std::vector<EventDeclaration>& events) {
     if (!name.ok()) return name.status();
     if (static_cast<int>(e.severity) < 1 || static_cast<int>(e.severity) > 4) {
       return invalidArgument("event " + *name + ": severity must be INFO, WARNING, ERROR or FATAL");
+    }
+    if (options_.last_will && *name == will_name_ &&
+        toProto(e.severity) != toProto(options_.last_will->severity)) {
+      return invalidArgument("event " + *name + " is this client's last will, declared with severity " +
+                             std::string(severityName(options_.last_will->severity)) +
+                             "; declare it with that severity");
     }
     names.emplace_back(*name, toProto(e.severity));
     auto* d = declare->add_declarations();

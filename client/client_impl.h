@@ -103,6 +103,7 @@ class ClientImpl final : public Client {
   const uint32_t client_instance_;
   std::string event_space_;  // normalised
   std::string publisher_key_;
+  std::string will_name_;  // normalised options_.last_will->event_name
 
   zmq::context_t context_{1};
   std::unique_ptr<zmq::socket_t> socket_;   // I/O thread only

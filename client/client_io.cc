@@ -157,6 +157,9 @@ void ClientImpl::serve() {
   if (registered) {
     proto::Envelope goodbye;
     goodbye.mutable_goodbye();
+    // The Goodbye must reach the agent (it is what keeps a last will
+    // unpublished): give ZeroMQ a moment to write it when the socket closes.
+    socket_->set(zmq::sockopt::linger, 1000);
     (void)sendFrame(wire::encode(goodbye));
   }
   failPendingRequests(failedPrecondition("the client is disconnecting"));
@@ -182,6 +185,13 @@ bool ClientImpl::sayHello() {
       auto* d = hello->add_declarations();
       d->set_name(name);
       d->set_severity(severity);
+    }
+    if (options_.last_will) {
+      auto* will = hello->mutable_last_will();
+      will->set_event_name(will_name_);
+      will->set_severity(toProto(options_.last_will->severity));
+      will->set_payload(options_.last_will->payload);
+      for (const auto& [key, value] : options_.last_will->tags) (*will->mutable_tags())[key] = value;
     }
   }
   return sendFrame(wire::encode(envelope));

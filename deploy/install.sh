@@ -92,7 +92,7 @@ install_pc() {
 # numbered after the API generation it implements.
 install_shared client/ftb05/libftb.so.0 libftb.so.0.5.0
 install -m 0644 "$(built client/ftb05/libftb.a)" "$lib/"
-for h in libftb.h ftb_def.h ftb_client_lib_defs.h; do
+for h in libftb.h ftb_def.h ftb_client_lib_defs.h ftbx_last_will.h; do
   install -m 0644 "$(source_file "client/ftb05/$h")" "$root/include/"
 done
 install_pc client/ftb05/ftb.pc

@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "client/ftb05/library.h"
+#include "ftbx_last_will.h"
 #include "libftb.h"
 
 namespace {
@@ -97,6 +98,21 @@ extern "C" {
 
 int FTB_Connect(const FTB_client_t* client_info, FTB_client_handle_t* client_handle) {
   return guarded([&] { return f5::connect(client_info, client_handle); });
+}
+
+int FTBX_Connect_with_last_will(const FTB_client_t* client_info, const char* will_event_name,
+                                const char* will_severity, const char* will_payload,
+                                FTB_client_handle_t* client_handle) {
+  return guarded([&] {
+    if (will_event_name == nullptr || will_severity == nullptr) return FTB_ERR_NULL_POINTER;
+    auto severity = ftb::parseSeverity(will_severity);
+    if (!severity.ok()) return FTB_ERR_INVALID_VALUE;
+    ftb::LastWill will{.event_name = will_event_name,
+                       .severity = *severity,
+                       .payload = will_payload == nullptr ? "" : will_payload,
+                       .tags = {}};
+    return f5::connect(client_info, client_handle, will);
+  });
 }
 
 int FTB_Publish(FTB_client_handle_t client_handle, const char* event_name,

@@ -24,6 +24,7 @@
 
 #include "client/client.h"
 #include "client/event.h"
+#include "client/names.h"
 #include "client/origin.h"
 
 namespace ftb::ftb05 {
@@ -581,8 +582,12 @@ int lookup(const FTB_client_id_t& client) {
   return find(client, &c);
 }
 
-int connect(const FTB_client_t* info, FTB_client_handle_t* handle) {
+int connect(const FTB_client_t* info, FTB_client_handle_t* handle, const std::optional<LastWill>& will) {
   if (handle == nullptr || info == nullptr) return FTB_ERR_NULL_POINTER;
+  if (will) {
+    if (!normalizeEventName(will->event_name).ok()) return FTB_ERR_INVALID_EVENT_NAME;
+    if (will->payload.size() >= FTB_MAX_PAYLOAD_DATA) return FTB_ERR_INVALID_VALUE;
+  }
   const std::string style = fieldString(info->client_subscription_style, FTB_MAX_SUBSCRIPTION_STYLE);
   int bits;
   if (equalsIgnoreCase(style, "FTB_SUBSCRIPTION_POLLING")) {
@@ -635,6 +640,7 @@ int connect(const FTB_client_t* info, FTB_client_handle_t* handle) {
   if (auto n = positiveSetting("FTB_PUBLISH_BUFFER_EVENTS")) {
     options.publish_buffer_events = static_cast<std::size_t>(*n);
   }
+  options.last_will = will;
   auto sdk = Client::connect(std::move(options));
   if (!sdk.ok()) {
     warn("connect", "FTB_Connect(" + space + "): " + sdk.status().toString());

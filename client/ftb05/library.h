@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "client/client.h"
 #include "client/ftb05/subscription_mask.h"
 #include "ftb_client_lib_defs.h"
 #include "ftb_def.h"
@@ -29,7 +30,9 @@ inline constexpr int kErrTagNotFound = -24;  // FTB_ERR_TAG_NOT_FOUND
 // Runs a user callback for one event (libftb.cc builds the ABI's struct).
 using Deliver = std::function<void(const ReceivedEvent&)>;
 
-int connect(const FTB_client_t* info, FTB_client_handle_t* handle);
+// `will`: FTBX_Connect_with_last_will (ftbx_last_will.h), checked here first.
+int connect(const FTB_client_t* info, FTB_client_handle_t* handle,
+            const std::optional<LastWill>& will = std::nullopt);
 int declare(const FTB_client_handle_t& handle, const char* schema_file,
             const FTB_event_info_t* events, int num_events);
 int publish(const FTB_client_handle_t& handle, const char* event_name,

@@ -68,7 +68,7 @@ int Launcher::run() {
     next_timer_checkpoint_ = steady_clock::now() + std::chrono::seconds(options_.checkpoint_every_s);
   }
   for (;;) {
-    if (auto event = channel_.next(milliseconds(50))) handle(*event);
+    pump(milliseconds(50));
     const auto now = steady_clock::now();
     if (checkpoint_ && now > checkpoint_->deadline) finishCheckpoint(true);
     // Timer checkpoints only while the ranks compute (not during a relaunch).
@@ -92,6 +92,32 @@ int Launcher::run() {
   }
 }
 
+void Launcher::pump(milliseconds timeout) {
+  if (deaths_.open()) {
+    timeout = std::min(timeout, std::chrono::duration_cast<milliseconds>(deaths_.closesAt() - steady_clock::now()));
+    timeout = std::max(timeout, milliseconds(0));
+  }
+  if (auto event = channel_.next(timeout)) handle(*event);
+  std::set<std::string> job_nodes;
+  if (deaths_.open()) {
+    for (const auto& node : table_.nodes()) {
+      if (!node.ranks.empty()) job_nodes.insert(node.name);
+    }
+  }
+  if (deaths_.due(steady_clock::now(), job_nodes)) {
+    std::string why;
+    std::optional<Event> death = deaths_.settle(job_nodes, &why);
+    if (!death) {
+      spdlog::warn("{}", why);
+    } else if (recovery_) {
+      spdlog::info("{} of rank {} on {}: a recovery is under way already", kProcsDead, tag(*death, "rank"),
+                   Policy::nodeOf(*death));
+    } else {
+      decide(*death);
+    }
+  }
+}
+
 void Launcher::handle(const Event& event) {
   if (event.event_name == "FTB_EVENTS_MISSED") {
     spdlog::error("the backplane reports lost events ({})", event.payload);
@@ -106,6 +132,31 @@ void Launcher::handle(const Event& event) {
     agent_losses_.push_back(event);
     return;
   }
+  // A rank's last will: acted on once the settle window shows where the fault is.
+  if (event.event_name == kProcsDead) {
+    if (recovery_) {
+      spdlog::info("{} of rank {} on {}: the run is ending for a recovery already", kProcsDead,
+                   tag(event, "rank"), Policy::nodeOf(event));
+      return;
+    }
+    const bool first = !deaths_.open();
+    if (auto why = deaths_.add(event, options_.job_id, attempt_, steady_clock::now())) {
+      spdlog::info("{} ignored: {}", kProcsDead, *why);
+      return;
+    }
+    if (first && job_.running()) {
+      // A fail-stop MPI job is lost with any rank: end it now (mpirun's own
+      // teardown takes 0.1-0.5 s), then decide where to relaunch once every
+      // job node's agent has reported its ranks' deaths (death_window.h).
+      spdlog::warn("rank {} died on {}: ending the run now", tag(event, "rank"), Policy::nodeOf(event));
+      job_.terminate();  // poll() reports the exit
+    }
+    return;
+  }
+  decide(event);
+}
+
+void Launcher::decide(const Event& event) {
   std::optional<Decision> d = policy_.decide(event);
   if (!d) return;
   for (const auto& why : d->skipped) spdlog::info("{} on {}: rule {}", event.event_name, d->node, why);
@@ -200,6 +251,13 @@ void Launcher::execute(const Decision& d) {
       // The survivors may hang on the dead peers: end the run now.
       if (job_.running()) job_.terminate();
       break;
+    case Action::kRestart:
+      // A rank died on a live node: no node changes; end the run now and
+      // relaunch it as it was (onExit), every rank restoring from its own L1.
+      recovery_ = PendingRecovery{.corr = d.corr, .reason = "restart", .source = d.node, .target = d.target,
+                                  .ranks = d.ranks, .deadline = deadline};
+      if (job_.running()) job_.terminate();
+      break;
     case Action::kSpare:
     case Action::kResume:
       if (Status s = admin_.resume(d.node); !s.ok()) spdlog::error("resume {}: {}", d.node, s.toString());
@@ -229,11 +287,13 @@ std::optional<int> Launcher::onExit(int code) {
   if (!recovery_ && code != 0) {
     // An exit nobody announced: give the events that explain it (a dead node's
     // FTB_MPI_PROCS_DEAD, a fan failure ...) a moment to arrive.
-    spdlog::warn("mpirun exited with {} unannounced; waiting {} ms for events", code, options_.exit_grace_ms);
-    const auto until = steady_clock::now() + milliseconds(options_.exit_grace_ms);
-    while (!recovery_ && steady_clock::now() < until) {
-      if (auto event = channel_.next(milliseconds(50))) handle(*event);
+    if (deaths_.open()) {
+      spdlog::info("mpirun exited with {}; deciding once the ranks' deaths are in", code);
+    } else {
+      spdlog::warn("mpirun exited with {} unannounced; waiting {} ms for events", code, options_.exit_grace_ms);
     }
+    const auto until = steady_clock::now() + milliseconds(options_.exit_grace_ms);
+    while (!recovery_ && steady_clock::now() < until) pump(milliseconds(50));
   }
   if (!recovery_ && code == 0) {
     jobState("finished", launch_corr_);
@@ -249,14 +309,17 @@ std::optional<int> Launcher::onExit(int code) {
   ++attempt_;
   if (recovery_) {
     launch_corr_ = recovery_->corr;
-    (void)channel_.publish("FTB_MIGRATE_IPT", "ranks restart on " + recovery_->target,
-                           {{"corr", recovery_->corr}, {"target", recovery_->target},
-                            {"ranks", rankList(recovery_->ranks)}});
+    if (recovery_->reason != "restart") {  // a restart moves no ranks
+      (void)channel_.publish("FTB_MIGRATE_IPT", "ranks restart on " + recovery_->target,
+                             {{"corr", recovery_->corr}, {"target", recovery_->target},
+                              {"ranks", rankList(recovery_->ranks)}});
+    }
   } else {
     launch_corr_ = options_.job_id + "-R" + std::to_string(attempt_);
   }
   jobState("relaunching", launch_corr_, " after exit " + std::to_string(code));
   recovery_.reset();
+  deaths_.clear();
   if (Status s = launch(); !s.ok()) {
     spdlog::error("cannot relaunch: {}", s.toString());
     return 1;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "components/launcher_bridge/death_window.h"
 #include "components/launcher_bridge/job_channel.h"
 #include "components/launcher_bridge/mpi_job.h"
 #include "components/launcher_bridge/node_admin.h"
@@ -33,6 +34,10 @@ struct LauncherOptions {
   int checkpoint_deadline_ms = 10000;
   int migrate_deadline_ms = 20000;  // FTB_MIGRATE sent -> the job must have exited
   int exit_grace_ms = 1500;         // unexplained exit: wait this long for events that explain it
+  // Ranks' last wills (FTB_MPI_PROCS_DEAD): the first ends the run at once;
+  // they are gathered until every job node reported deaths (then the rules
+  // decide), at most this long (death_window.h).
+  int death_settle_ms = 1000;
   std::string runtime_space = "FTB.MPI.FTBCKPT";
 };
 
@@ -51,7 +56,7 @@ class Launcher {
   };
   struct PendingRecovery {
     std::string corr;
-    std::string reason;  // "migrate" or "relaunch"
+    std::string reason;  // "migrate", "relaunch" or "restart"
     std::string source;
     std::string target;
     std::vector<int> ranks;
@@ -60,6 +65,10 @@ class Launcher {
 
   Status launch();
   void handle(const Event& event);
+  void decide(const Event& event);  // through the policy, then FTB_DECISION and execute()
+  // Waits for the next event up to `timeout` (less while deaths settle) and
+  // handles it; closes the death window when it is due.
+  void pump(std::chrono::milliseconds timeout);
   void handleRuntime(const Event& event);
   void execute(const Decision& d);
   void startCheckpoint(const std::string& corr, const std::string& why);
@@ -80,6 +89,7 @@ class Launcher {
   std::optional<PendingCheckpoint> checkpoint_;
   std::optional<PendingRecovery> recovery_;
   std::vector<Event> agent_losses_;  // FTB.AGENT events seen while the job ran
+  DeathWindow deaths_{std::chrono::milliseconds(options_.death_settle_ms)};
   bool computing_ = false;   // the ranks run (first launch, or every rank restored)
   std::set<int> restored_;  // ranks that reported FTB_RESTART_DONE for launch_corr_
   std::map<std::string, NodeState> published_states_;

@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
                  "How long a checkpoint may take before it is reported missed")->capture_default_str();
   app.add_option("--migrate-deadline-ms", options.migrate_deadline_ms,
                  "How long the job may take to exit after FTB_MIGRATE")->capture_default_str();
+  app.add_option("--death-settle-ms", options.death_settle_ms,
+                 "A rank's last will (FTB_MPI_PROCS_DEAD) ends the run at once; deaths are gathered until "
+                 "every job node reported some (then the rules decide), at most this long")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
   app.add_option("--agent", agent, "ftb-agent endpoint (default $FTB_AGENT_ENDPOINT or the local socket)");
   app.add_option("--mpirun", options.job.mpirun, "mpirun program")->capture_default_str();
   app.add_option("--mpirun-arg", options.job.mpirun_args, "Extra mpirun argument (repeatable)");

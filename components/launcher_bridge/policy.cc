@@ -130,6 +130,15 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
       d.action = Action::kRelaunch;
       return true;
     }
+    case Action::kRestart:
+      if (node == nullptr || node->ranks.empty()) {
+        why_not = "node '" + d.node + "' runs no ranks of this job";
+        return false;
+      }
+      d.ranks = node->ranks;
+      d.target = d.node;  // the same nodes: nothing moves
+      d.action = Action::kRestart;
+      return true;
     case Action::kSpare:
       if (node == nullptr || node->state != NodeState::kInactive || !node->ranks.empty()) {
         why_not = "node '" + d.node + "' is not an inactive node of this job";

@@ -14,8 +14,9 @@ event_space=FTB.IPMI.*, event_name=FTB_IPMI_FANFAIL|FTB_IPMI_OVERTEMP -> migrate
 event_space=FTB.IB.*, event_name=FTB_IB_PORT_DEGRADED|FTB_IB_PORT_ERR -> migrate
 # Healthy again: the node becomes a spare.
 event_space=FTB.IPMI.*, event_name=FTB_IPMI_NORMAL -> spare
-# A rank or node died: relaunch from the in-memory checkpoint.
-event_space=FTB.MPI.*, event_name=FTB_MPI_PROCS_DEAD -> relaunch
+# A rank died on a node that lives (its last will; ftb-run passes it on only when
+# every job node's agent reported its ranks' deaths): restart in place from memory.
+event_space=FTB.MPI.*, event_name=FTB_MPI_PROCS_DEAD -> restart
 # A node's agent vanished from the tree with the node (agents are named after their node).
 event_space=FTB.AGENT, event_name=FTB_AGENT_CHILD_LOST -> relaunch
 )";
@@ -27,6 +28,7 @@ std::string_view actionName(Action action) {
     case Action::kSpare: return "spare";
     case Action::kCheckpointIfShare: return "checkpoint_job_if_share";
     case Action::kRelaunch: return "relaunch";
+    case Action::kRestart: return "restart";
     case Action::kDrain: return "drain";
     case Action::kResume: return "resume";
     case Action::kIgnore: return "ignore";
@@ -56,7 +58,7 @@ Status parseAction(std::string_view word, Rule& rule) {
     return {};
   }
   for (Action a : {Action::kCheckpoint, Action::kMigrate, Action::kSpare, Action::kRelaunch,
-                   Action::kDrain, Action::kResume, Action::kIgnore}) {
+                   Action::kRestart, Action::kDrain, Action::kResume, Action::kIgnore}) {
     if (word == actionName(a)) {
       rule.action = a;
       return {};
@@ -64,7 +66,7 @@ Status parseAction(std::string_view word, Rule& rule) {
   }
   return invalidArgument("unknown action '" + std::string(word) +
                          "' (checkpoint, migrate, spare, checkpoint_job_if_share>X, relaunch, "
-                         "drain, resume, ignore)");
+                         "restart, drain, resume, ignore)");
 }
 
 }  // namespace

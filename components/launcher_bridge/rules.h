@@ -26,7 +26,9 @@
 
 namespace ftb::launcher {
 
-enum class Action { kCheckpoint, kMigrate, kSpare, kCheckpointIfShare, kRelaunch, kDrain, kResume, kIgnore };
+// kRestart: end the run and relaunch it at once on the same nodes (a rank died
+// on a node that lives: every rank restores from its own memory).
+enum class Action { kCheckpoint, kMigrate, kSpare, kCheckpointIfShare, kRelaunch, kRestart, kDrain, kResume, kIgnore };
 
 std::string_view actionName(Action action);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 #include "client/payload_fields.h"
@@ -21,6 +22,15 @@ const std::vector<EventDeclaration> kDeclarations = {
 };
 
 }  // namespace
+
+LastWill procsDeadWill(const std::string& job_id, int rank, const std::string& node, const std::string& attempt) {
+  Tags tags{{"job", upper(job_id)}, {"rank", std::to_string(rank)}, {"host", node}, {"node", node}};
+  if (!attempt.empty()) tags["attempt"] = attempt;
+  return LastWill{.event_name = std::string(kProcsDeadEvent),
+                  .severity = Severity::kFatal,
+                  .payload = formatTagsPayload("rank " + std::to_string(rank) + " died", tags),
+                  .tags = tags};
+}
 
 Result<Request> parseRequest(const Event& event) {
   Request r;
@@ -67,6 +77,12 @@ Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), 
                         .client_name = "ftbckpt-r" + std::to_string(rank),
                         .job_id = config.job_id,
                         .connect_timeout = std::chrono::milliseconds(config.agent_timeout_ms)};
+  // A rank that dies without finalize() is announced by its agent at once,
+  // whatever MPI runs underneath (docs/RECOVERY_EVENTS.md, "Last will").
+  // FTB_RESTART_ATTEMPT (set by ftb-run) tells deaths of this run from late
+  // ones of an earlier run.
+  const char* attempt = std::getenv("FTB_RESTART_ATTEMPT");
+  options.last_will = procsDeadWill(config.job_id, rank, node_, attempt == nullptr ? "" : attempt);
   auto client = Client::connect(options);
   if (!client) {
     error_ = client.status().toString();

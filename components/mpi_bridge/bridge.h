@@ -22,6 +22,7 @@
 namespace ftb::mpi_bridge {
 
 inline constexpr std::string_view kRuntimeSpace = "FTB.MPI.FTBCKPT";
+inline constexpr std::string_view kProcsDeadEvent = "FTB_MPI_PROCS_DEAD";
 
 enum class RequestKind { kCheckpoint, kMigrate, kStop };
 
@@ -62,6 +63,12 @@ class Bridge {
   int rank_;
   std::string node_;
 };
+
+// Every rank's last will: FTB_MPI_PROCS_DEAD (FATAL) with tags job, rank,
+// host = node = the rank's node, and attempt (FTB_RESTART_ATTEMPT) when known.
+// The bridge disconnects in finalize(), so only a rank that dies (or exits
+// without finalize) has it published.
+LastWill procsDeadWill(const std::string& job_id, int rank, const std::string& node, const std::string& attempt);
 
 // Parses a launcher request; kInvalidArgument names the bad tag, kNotFound for
 // events that are not requests to us (FTB_JOB_STATE, FTB_DECISION, ...).

@@ -14,12 +14,15 @@
 // - fault -> computing again, from the events' own timestamps, for FAN1 of n2
 //   set to 0 RPM (migration of its 2 ranks to n5) and for n3 killed outright
 //   (every process in it and its /dev/shm; relaunch on n5, rebuild from parity),
+//   and for one rank of n2 SIGKILLed (its last will decides; restart in place),
 //   split into detection, decision, checkpoint, relaunch, start-up and restore.
 // Every run's checksum is compared with the bare run's (the fault cases only
 // when the overhead case ran before them, as in a full run). Each fault run
-// leaves its timeline in /tmp/recovery_bench-{fan,kill}.timeline.
+// leaves its timeline in /tmp/recovery_bench-{fan,kill,rank}.timeline.
 #define BOOST_TEST_MODULE recovery_bench
 #include <boost/test/unit_test.hpp>
+
+#include <signal.h>
 
 #include <limits.h>
 #include <unistd.h>
@@ -269,4 +272,30 @@ BOOST_AUTO_TEST_CASE(node_killed_is_relaunched_and_rebuilt) {
   printSplit("n3 killed, relaunch on n5 + rebuild", injected, trigger, decision, std::nullopt, relaunched, running,
              restoreSeconds(lab, corr));
   keepTimeline(lab, "kill", injected);
+}
+
+// One rank SIGKILLed on a live node: detection is its last will
+// (FTB_MPI_PROCS_DEAD from n2's agent), the decision (restart in place) follows
+// once every node reported the teardown, without waiting for mpirun's exit.
+BOOST_AUTO_TEST_CASE(rank_killed_is_announced_by_its_will_and_restarted) {
+  if (skipped()) return;
+  JobLab lab(benchShape());
+  pid_t pid = lab.start("RANK", {"--spares", "n5"});
+  lab.awaitComputing("RANK");
+  const pid_t rank2 = lab.lab.rankPid("n2", 2);
+  BOOST_REQUIRE(rank2 > 0);
+  const double injected = now();
+  BOOST_REQUIRE(kill(rank2, SIGKILL) == 0);
+
+  Event will = lab.require(is("FTB_MPI_PROCS_DEAD", {{"rank", "2"}, {"attempt", "0"}}), "rank 2's last will");
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "restart"}}), "the restart decision");
+  const std::string corr = tag(decision, "corr");
+  Event relaunched =
+      lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch", 0, 120s);
+  Event running = lab.requireRestored(corr, {});
+  const std::string result = lab.finish(pid);
+  if (!expected.empty()) BOOST_TEST(result == expected);
+  printSplit("rank 2 killed on n2, its will -> restart in place from L1", injected, will, decision, std::nullopt,
+             relaunched, running, restoreSeconds(lab, corr));
+  keepTimeline(lab, "rank", injected);
 }

@@ -306,6 +306,19 @@ void NetnsLab::killNode(const std::string& node) {
   throw std::runtime_error("processes of node " + node + " survive SIGKILL");
 }
 
+pid_t NetnsLab::rankPid(const std::string& node, int rank) {
+  const std::string wanted = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  for (pid_t p : pidsIn(ns(node))) {
+    std::ifstream environ("/proc/" + std::to_string(p) + "/environ", std::ios::binary);
+    std::string entry;
+    bool found = false;
+    while (std::getline(environ, entry, '\0')) found |= entry == wanted;
+    // orted's children that are ranks carry it; ftb-run --rank-exec execs the program, same pid.
+    if (found) return p;
+  }
+  return -1;
+}
+
 NetnsLab::~NetnsLab() {
   for (pid_t p : children_) kill(p, SIGTERM);
   for (const auto& n : namespaces_) {

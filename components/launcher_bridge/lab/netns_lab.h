@@ -66,6 +66,9 @@ class NetnsLab {
   // SIGKILL to every process in the node's network namespace (its agent,
   // orted, ranks, and the anchor that holds its /dev/shm); waits until none is left.
   void killNode(const std::string& node);
+  // The MPI process of world rank `rank` running on `node` (found by
+  // OMPI_COMM_WORLD_RANK in its environment), or -1 when none runs there.
+  pid_t rankPid(const std::string& node, int rank);
 
   // Starts `argv` as a child (stdout+stderr to `log`) and remembers it for cleanup.
   pid_t spawn(const std::vector<std::string>& argv, const std::string& log);

@@ -10,6 +10,7 @@
 #define BOOST_TEST_MODULE launcher_lab
 #include <boost/test/unit_test.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,6 +116,46 @@ BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_mem
   lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
   lab.requireRestored(corr, {4, 5});
   BOOST_TEST(lab.finish(pid) == expected);
+}
+
+// A rank SIGKILLed on a live node: its agent publishes the rank's last will
+// (FTB_MPI_PROCS_DEAD) and FTB_CLIENT_LOST within milliseconds; mpirun's
+// teardown kills the other ranks, every node's agent reports, and ftb-run
+// restarts the run in place at once (not after mpirun's exit and the 1.5 s
+// exit grace): every rank restores from its own memory, nothing is rebuilt.
+BOOST_AUTO_TEST_CASE(rank_killed_on_a_live_node_is_announced_by_its_will_and_restarted_at_once) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  Lab lab;
+  pid_t pid = lab.start("RANK", {"--spares", "n4"});
+  lab.awaitComputing("RANK");
+  const pid_t rank2 = lab.lab.rankPid("n2", 2);
+  BOOST_REQUIRE_MESSAGE(rank2 > 0, "no process of rank 2 on n2");
+  const double killed_at = ftb::launcher::lab::now();
+  BOOST_REQUIRE(kill(rank2, SIGKILL) == 0);
+
+  Event will = lab.require(is("FTB_MPI_PROCS_DEAD", {{"rank", "2"}, {"host", "n2"}, {"job", "RANK"}, {"attempt", "0"}}),
+                           "rank 2's last will");
+  BOOST_TEST((will.severity == ftb::Severity::kFatal));
+  lab.require(is("FTB_CLIENT_LOST", {{"client", "ftbckpt-r2"}, {"node", "n2"}, {"will", "1"}}),
+              "n2's agent: FTB_CLIENT_LOST of rank 2");
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "restart"}, {"trigger", "FTB_MPI_PROCS_DEAD"}}),
+                               "the restart decision on the wills");
+  BOOST_TEST(tag(decision, "target") == tag(decision, "node"));  // nothing moves
+  using ftb::launcher::lab::seconds;
+  const double announced = seconds(will) - killed_at;
+  const double decided = seconds(decision) - seconds(will);
+  BOOST_TEST_MESSAGE("kill -> will published " << announced * 1000 << " ms; will -> decision " << decided * 1000
+                                               << " ms");
+  // At once: well inside the exit grace the unannounced exit would have waited.
+  BOOST_TEST(decided < 1.0);
+  const std::string corr = tag(decision, "corr");
+  lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  lab.requireRestored(corr, {});  // every rank from its own L1
+  BOOST_TEST(lab.finish(pid) == expected);
+  // One decision for one death: the teardown's deaths were not acted on again.
+  BOOST_TEST(!lab.story->waitFor(is("FTB_DECISION", {{"action", "relaunch"}}), 0ms));
+  BOOST_TEST(!lab.story->waitFor(is("FTB_MIGRATE_IPT", {{"corr", corr}}), 0ms));
 }
 
 BOOST_AUTO_TEST_CASE(all_nodes_over_temperature_checkpoint_the_whole_job) {

@@ -115,25 +115,33 @@ BOOST_AUTO_TEST_CASE(overtemperature_on_most_nodes_checkpoints_the_job_once) {
   BOOST_TEST((again->action == Action::kCheckpoint));
 }
 
-BOOST_AUTO_TEST_CASE(a_dead_node_is_relaunched_on_the_spare_once) {
+BOOST_AUTO_TEST_CASE(a_dead_rank_restarts_the_job_in_place) {
+  // The launcher passes a rank's death on only when every job node's agent
+  // reported (death_window.h): the nodes live, nothing moves.
   Fixture f;
   auto d = f.policy.decide(procsDead("n3"));
   BOOST_TEST_REQUIRE(d.has_value());
-  BOOST_TEST((d->action == Action::kRelaunch));
-  BOOST_TEST(d->target == "n4");
+  BOOST_TEST((d->action == Action::kRestart));
+  BOOST_TEST(d->target == "n3");
   BOOST_TEST((d->ranks == std::vector<int>{4, 5}));
-  BOOST_TEST(f.table.hostList() == "n1:2,n2:2,n4:2");
-  // Every rank of n3 reports it: only the first one acts.
-  auto dup = f.policy.decide(procsDead("n3"));
-  BOOST_TEST((dup->action == Action::kIgnore));
+  BOOST_TEST(f.table.hostList() == "n1:2,n2:2,n3:2");
+  BOOST_TEST(!d->corr.empty());
 }
 
 BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
   Fixture f(std::vector<std::string>{});
-  auto d = f.policy.decide(procsDead("n3"));
+  ftb::Event lost;
+  lost.event_space = "FTB.AGENT";
+  lost.event_name = "FTB_AGENT_CHILD_LOST";
+  lost.severity = ftb::Severity::kWarning;
+  lost.payload = "agent=head address=tcp://10.0.0.1:10809 peer=n3@tcp://10.0.0.13:10809";
+  auto d = f.policy.decide(lost);
   BOOST_TEST((d->action == Action::kRelaunch));
   BOOST_TEST(d->target == "n2");
   BOOST_TEST(f.table.hostList() == "n1:2,n2:4");
+  // The same loss again: n3 runs no ranks any more.
+  auto dup = f.policy.decide(lost);
+  BOOST_TEST((dup->action == Action::kIgnore));
 }
 
 BOOST_AUTO_TEST_CASE(a_lost_agent_relaunches_the_ranks_of_its_node) {
