@@ -91,7 +91,7 @@ bool Agent::publishLastWill(ClientSession& session) {
   routed->bytes = routed->event.SerializeAsString();
   routed->arrived = std::chrono::steady_clock::now();
   counters_.set_events_in(counters_.events_in() + 1);
-  metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->inc();
+  metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
   history_.add(routed);
