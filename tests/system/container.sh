@@ -129,6 +129,30 @@ ct_prepare_layer() {
   flock -u 8
 }
 
+# ct_packages DIR: the .debs of deploy/package-deb.sh for this build, copied
+# into DIR. Every target of the tier packages the same tree, so the packages
+# are made once per content of that tree (a hash of every file the runfiles
+# hold outside tests/) and kept under $ct_cache/debs; older sets are removed.
+ct_packages() {
+  local out=$1 key set
+  mkdir -p "$ct_cache" "$out"
+  key=$(cd -P "$ct_runfiles" && find -L . -path ./tests -prune -o -type f -print0 | LC_ALL=C sort -z |
+    xargs -0 sha256sum | sha256sum | cut -c1-16)
+  set="$ct_cache/debs/$key"
+  (
+    flock 9
+    if ! compgen -G "$set/*.deb" >/dev/null; then
+      rm -rf "$ct_cache/debs"
+      mkdir -p "$set.partial"
+      bash "$ct_runfiles/deploy/package-deb.sh" --from "$ct_runfiles" --out "$set.partial" >"$ct_work/package.log" 2>&1 ||
+        { cat "$ct_work/package.log" >&2; exit 1; }
+      mv "$set.partial" "$set"
+    fi
+  ) 9>"$ct_cache/debs.lock" || fail "deploy/package-deb.sh failed"
+  cp "$set"/*.deb "$out/"
+  compgen -G "$out/*.deb" >/dev/null || fail "deploy/package-deb.sh wrote no .deb into --out"
+}
+
 # Builds the .debs, unpacks a root, downloads the packages' dependencies into
 # it, boots it and installs every .deb with apt inside. Skips (one line) when
 # this machine cannot do that; fails when the packages do not install.
@@ -140,10 +164,7 @@ ct_boot_with_packages() {
   chmod 0755 "$ct_work"
   ct_root="$ct_work/root"
 
-  mkdir -p "$ct_work/debs"
-  bash "$ct_runfiles/deploy/package-deb.sh" --from "$ct_runfiles" --out "$ct_work/debs" >"$ct_work/package.log" 2>&1 ||
-    { cat "$ct_work/package.log" >&2; fail "deploy/package-deb.sh failed"; }
-  compgen -G "$ct_work/debs/*.deb" >/dev/null || fail "deploy/package-deb.sh wrote no .deb into --out"
+  ct_packages "$ct_work/debs"
 
   ct_prepare_layer
   mkdir -p "$ct_root"
