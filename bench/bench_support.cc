@@ -62,16 +62,20 @@ Result<std::string> findAgentBinary(const std::string& flag, const char* argv0) 
     if (access(flag.c_str(), X_OK) == 0) return flag;
     return notFound("--agent-binary " + flag + " is not an executable file");
   }
+  return findBuiltProgram("agent/ftb-agent", argv0);
+}
+
+Result<std::string> findBuiltProgram(const std::string& path, const char* argv0) {
   std::vector<std::string> candidates;
   if (const char* dir = std::getenv("RUNFILES_DIR")) {
-    candidates.push_back(std::string(dir) + "/ftb/agent/ftb-agent");
+    candidates.push_back(std::string(dir) + "/ftb/" + path);
   }
-  if (argv0 != nullptr) candidates.push_back(std::string(argv0) + ".runfiles/ftb/agent/ftb-agent");
+  if (argv0 != nullptr) candidates.push_back(std::string(argv0) + ".runfiles/ftb/" + path);
   // `bazel run` starts us inside our runfiles tree (…/ftb_bench.runfiles/ftb).
-  candidates.push_back("agent/ftb-agent");
-  candidates.push_back("bazel-bin/agent/ftb-agent");
+  candidates.push_back(path);
+  candidates.push_back("bazel-bin/" + path);
   if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
-    candidates.push_back(std::string(ws) + "/bazel-bin/agent/ftb-agent");
+    candidates.push_back(std::string(ws) + "/bazel-bin/" + path);
   }
   std::string tried;
   for (const auto& c : candidates) {
@@ -79,8 +83,8 @@ Result<std::string> findAgentBinary(const std::string& flag, const char* argv0) 
     if (fs::is_regular_file(c, ec) && access(c.c_str(), X_OK) == 0) return c;
     tried += (tried.empty() ? "" : ", ") + c;
   }
-  return notFound("no ftb-agent binary found (tried " + tried +
-                  "); build //agent:ftb-agent or pass --agent-binary");
+  return notFound("no " + path + " found (tried " + tried + "); build //" +
+                  path.substr(0, path.rfind('/')) + ":" + path.substr(path.rfind('/') + 1));
 }
 
 Result<std::unique_ptr<AgentRunner>> AgentRunner::start(const std::string& binary,

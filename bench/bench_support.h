@@ -34,6 +34,9 @@ uint64_t nowNs();
 // binary's runfiles (bazel run); else bazel-bin/agent/ftb-agent under the
 // current directory or $BUILD_WORKSPACE_DIRECTORY. kNotFound names every place tried.
 Result<std::string> findAgentBinary(const std::string& flag, const char* argv0);
+// A program built by Bazel, by its workspace path ("bench/ftb05/ftb05_pingpong"):
+// from this binary's runfiles, else under bazel-bin. kNotFound names every place tried.
+Result<std::string> findBuiltProgram(const std::string& path, const char* argv0);
 
 // A real ftb-agent in the background, on ipc://<fresh /tmp dir>/agent.sock and a
 // loopback TCP port chosen by the kernel. Stopped (SIGTERM, then SIGKILL) and its

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/bench_support.h"
+#include "bench/ftb05_scenarios.h"
 #include "bench/scenarios.h"
 #include "client/codec.h"
 
@@ -113,6 +114,43 @@ void printRoundTripCost(const char* label, const RoundTripResult& r) {
               r.requester.voluntary_switches / n, r.responder.voluntary_switches / n, total / n);
 }
 
+// The FTB 0.5 C programs' figures, with the socketpair floor of this run as the scale.
+void printFtb05(const Ftb05Options& o, const std::optional<Ftb05PingPongResult>& pp,
+                const std::optional<Ftb05ThroughputResult>& t, const std::optional<FloorResult>& floor) {
+  std::printf("\n[3] FTB 0.5 C API: plain C programs using only libftb.h (bench/ftb05/)\n");
+  if (pp) {
+    const auto& l = pp->latency;
+    const double n = pp->rounds > 0 ? static_cast<double>(pp->rounds) : 1;
+    std::printf("  pingpong       %s round trips (%s warm-up), answered by callback: "
+                "p50 %.1f us, p90 %.1f us, p99 %.1f us, %s timeouts\n",
+                withCommas(o.rtt_iterations).c_str(), withCommas(o.rtt_warmup).c_str(), l.p50_us,
+                l.p90_us, l.p99_us, withCommas(pp->timeouts).c_str());
+    if (floor) {
+      std::printf("                 = %.1fx the socketpair floor of this run (%.1f us)\n",
+                  l.p50_us / floor->socketpair.p50_us, floor->socketpair.p50_us);
+    }
+    std::printf("  per round trip CPU us agent/ping/pong %.1f / %.1f / %.1f; voluntary context "
+                "switches %.1f / %.1f / %.1f = %.1f\n",
+                pp->agent.cpu_seconds / n * 1e6, pp->ping.cpu_seconds / n * 1e6,
+                pp->pong.cpu_seconds / n * 1e6, pp->agent.voluntary_switches / n,
+                pp->ping.voluntary_switches / n, pp->pong.voluntary_switches / n,
+                (pp->agent.voluntary_switches + pp->ping.voluntary_switches +
+                 pp->pong.voluntary_switches) / n);
+  }
+  if (t) {
+    const double n = t->published > 0 ? static_cast<double>(t->published) : 1;
+    std::printf("  throughput     %s x %zu-byte events by FTB_Publish, callback subscriber: "
+                "%s events/s delivered, %s lost, %s FTB_Publish failures\n",
+                withCommas(o.events).c_str(), o.payload_bytes,
+                withCommas(static_cast<uint64_t>(t->deliveredPerSecond())).c_str(),
+                withCommas(t->published > t->delivered ? t->published - t->delivered : 0).c_str(),
+                withCommas(t->publish_failed).c_str());
+    std::printf("  CPU per event  agent %.2f us, publisher %.2f us, subscriber %.2f us\n",
+                t->agent.cpu_seconds / n * 1e6, t->publisher.cpu_seconds / n * 1e6,
+                t->subscriber.cpu_seconds / n * 1e6);
+  }
+}
+
 int run(int argc, char** argv) {
   std::string agent_binary;
   std::vector<std::string> agent_args;
@@ -121,7 +159,8 @@ int run(int argc, char** argv) {
   std::string subscriber_mode = "callback";
   FloorOptions floor;
   double subscriber_work_us = 0;
-  bool skip_throughput = false, skip_rtt = false, skip_floor = false;
+  bool skip_throughput = false, skip_rtt = false, skip_floor = false, skip_ftb05 = false;
+  Ftb05Options ftb05;
 
   CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
                "one real ftb-agent that it starts itself. Prints figures; asserts nothing.",
@@ -149,6 +188,9 @@ int run(int argc, char** argv) {
   app.add_flag("--skip-floor", skip_floor, "Skip the transport-floor measurements");
   app.add_flag("--skip-throughput", skip_throughput, "Run only the round-trip measurements");
   app.add_flag("--skip-rtt", skip_rtt, "Run only the throughput measurement");
+  app.add_flag("--skip-ftb05", skip_ftb05, "Skip the FTB 0.5 C API programs");
+  app.add_option("--ftb05-events", ftb05.events, "Events the FTB 0.5 throughput program publishes")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   tput.poll_subscriber = subscriber_mode == "poll";
   tput.subscriber_work = std::chrono::microseconds(static_cast<int64_t>(subscriber_work_us));
@@ -164,8 +206,22 @@ int run(int argc, char** argv) {
     std::cerr << "ftb_bench: cannot start the agent: " << agent.status().message() << "\n";
     return 2;
   }
-  tput.endpoint = rtt.endpoint = (*agent)->ipcEndpoint();
-  tput.agent_pid = rtt.agent_pid = (*agent)->pid();
+  tput.endpoint = rtt.endpoint = ftb05.endpoint = (*agent)->ipcEndpoint();
+  tput.agent_pid = rtt.agent_pid = ftb05.agent_pid = (*agent)->pid();
+  ftb05.rtt_iterations = rtt.iterations;
+  ftb05.rtt_warmup = rtt.warmup;
+  ftb05.payload_bytes = tput.payload_bytes;
+  if (!skip_ftb05) {
+    auto pingpong = findBuiltProgram("bench/ftb05/ftb05_pingpong", argv[0]);
+    auto throughput = findBuiltProgram("bench/ftb05/ftb05_throughput", argv[0]);
+    if (!pingpong.ok() || !throughput.ok()) {
+      std::cerr << "ftb_bench: " << (pingpong.ok() ? throughput : pingpong).status().message()
+                << " (or pass --skip-ftb05)\n";
+      return 2;
+    }
+    ftb05.pingpong_binary = *pingpong;
+    ftb05.throughput_binary = *throughput;
+  }
 
 #ifdef NDEBUG
   const char* build = "NDEBUG (opt)";
@@ -233,6 +289,24 @@ int run(int argc, char** argv) {
     printRoundTripCost("poll loop", *rtt_poll);
   }
 
+  std::optional<Ftb05PingPongResult> ftb05_pingpong;
+  std::optional<Ftb05ThroughputResult> ftb05_throughput;
+  if (!skip_ftb05) {
+    auto pp = runFtb05PingPong(ftb05);
+    if (!pp.ok()) {
+      std::cerr << "ftb_bench: FTB 0.5 pingpong failed: " << pp.status().message() << "\n";
+      return 1;
+    }
+    ftb05_pingpong = *pp;
+    auto tp = runFtb05Throughput(ftb05);
+    if (!tp.ok()) {
+      std::cerr << "ftb_bench: FTB 0.5 throughput failed: " << tp.status().message() << "\n";
+      return 1;
+    }
+    ftb05_throughput = *tp;
+    printFtb05(ftb05, ftb05_pingpong, ftb05_throughput, f);
+  }
+
   std::printf("\n");
   std::printf("nproc=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("ftb_version=%s\n", std::string(ftb::wire::kVersion).c_str());
@@ -264,6 +338,24 @@ int run(int argc, char** argv) {
   };
   if (rtt_callback) rttLines("rtt_callback", *rtt_callback);
   if (rtt_poll) rttLines("rtt_poll", *rtt_poll);
+  if (f && rtt_callback) std::printf("rtt_callback_floor_ratio=%.2f\n", rtt_callback->latency.p50_us / f->socketpair.p50_us);
+  if (ftb05_pingpong) {
+    const auto& pp = *ftb05_pingpong;
+    const double n = pp.rounds > 0 ? static_cast<double>(pp.rounds) : 1;
+    std::printf("ftb05_pingpong_p50_us=%.1f\nftb05_pingpong_p99_us=%.1f\nftb05_pingpong_timeouts=%llu\n",
+                pp.latency.p50_us, pp.latency.p99_us, static_cast<unsigned long long>(pp.timeouts));
+    std::printf("ftb05_pingpong_switches_per_round_trip=%.1f\n",
+                (pp.agent.voluntary_switches + pp.ping.voluntary_switches + pp.pong.voluntary_switches) / n);
+    if (f) std::printf("ftb05_pingpong_floor_ratio=%.2f\n", pp.latency.p50_us / f->socketpair.p50_us);
+  }
+  if (ftb05_throughput) {
+    const auto& t = *ftb05_throughput;
+    std::printf("ftb05_throughput_events_per_s=%.0f\nftb05_publish_failed=%llu\nftb05_events_lost=%llu\n",
+                t.deliveredPerSecond(), static_cast<unsigned long long>(t.publish_failed),
+                static_cast<unsigned long long>(t.published > t.delivered ? t.published - t.delivered : 0));
+    std::printf("ftb05_agent_cpu_s_per_event=%.3e\n",
+                t.agent.cpu_seconds / (t.published > 0 ? static_cast<double>(t.published) : 1));
+  }
   return 0;
 }
 
