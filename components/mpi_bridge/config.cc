@@ -1,5 +1,7 @@
 #include "components/mpi_bridge/config.h"
 
+#include "components/mpi_bridge/schedule.h"
+
 #include <unistd.h>
 
 #include <cctype>
@@ -98,6 +100,20 @@ Result<Config> configFromEnvironment() {
     auto s = parseSeconds("FTBCKPT_MTBF", v);
     if (!s) return s.status();
     c.mtbf_seconds = *s;
+  }
+  if (const char* v = env("FTBCKPT_SCHEDULE")) {
+    auto spec = parseSchedule(v);
+    if (!spec) return spec.status();
+    if (c.interval > 0) {
+      return invalidArgument("FTBCKPT_SCHEDULE and FTBCKPT_INTERVAL are both set: give the intervals in "
+                             "FTBCKPT_SCHEDULE alone (e.g. L" + std::to_string(static_cast<int>(c.level)) + ":" +
+                             std::to_string(c.interval) + ")");
+    }
+    if (spec->automatic && c.mtbf_seconds <= 0) {
+      return invalidArgument("FTBCKPT_SCHEDULE=auto needs FTBCKPT_MTBF (seconds): the failure rate assumed "
+                             "before any failure is observed");
+    }
+    c.schedule = v;
   }
   struct IntVar { const char* name; int* field; long min; };
   for (auto [name, field, min] : {IntVar{"FTBCKPT_GROUP_SIZE", &c.group_size, 2}, IntVar{"FTBCKPT_RS_M", &c.rs_m, 1},

@@ -27,6 +27,7 @@ struct Config {
   Level migrate_level = Level::kL2;  // FTBCKPT_MIGRATE_LEVEL (>= L2: moved ranks rebuild)
   long interval = 0;              // FTBCKPT_INTERVAL: checkpoint every N loop iterations
   double mtbf_seconds = 0;        // FTBCKPT_MTBF: Young/Daly interval instead (0 = off)
+  std::string schedule;           // FTBCKPT_SCHEDULE: multi-level schedule (schedule.h), "" = none
   int group_size = 4;             // FTBCKPT_GROUP_SIZE (>= 2)
   int rs_m = 2;                   // FTBCKPT_RS_M: L4 tolerates this many lost members
   std::string flush_dir;          // FTBCKPT_FLUSH_DIR: L5 target ("" = L5 unavailable)

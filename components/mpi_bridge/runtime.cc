@@ -1,6 +1,7 @@
 // Runtime: the loop/checkpoint/recover API over the writer, restorer, flusher
 // and bridge. MPI thread only (the bridge's SDK thread only fills its queue).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "components/mpi_bridge/flusher.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
 #include "components/mpi_bridge/job.h"
+#include "components/mpi_bridge/schedule.h"
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -79,6 +81,7 @@ class RuntimeImpl : public Runtime {
       std::fprintf(stderr, "ftbckpt: %d of %d ranks not connected to an ftb agent (rank 0: %s); running without events\n",
                    disconnected, job_.size, bridge_->connected() ? "connected" : bridge_->error().c_str());
     }
+    if (!job_.config.schedule.empty() && job_.rank == 0) schedule_ = makeSchedule();
     plan_ = restorer_.plan();
     for (const auto& p : restorer_.scanProblems()) std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, p.c_str());
     last_checkpoint_ = Clock::now();
@@ -118,6 +121,7 @@ class RuntimeImpl : public Runtime {
       return r.status();
     }
     next_ckpt_id_ = r->ckpt_id + 1;
+    if (r->source != Level::kL1) newest_encoded_id_ = r->ckpt_id;
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
                  {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
                  {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
@@ -136,6 +140,10 @@ class RuntimeImpl : public Runtime {
                                         const std::string& leaving_node = "") {
     if (Status s = finishAsync(); !s.ok()) return s;
     const Level level = requested.value_or(job_.config.level);
+    // Two slots alternate by id parity. The slot of the newest checkpoint that
+    // survives a node's loss is never overwritten: with a multi-level schedule,
+    // L1-only checkpoints skip an id rather than replace it.
+    if (newest_encoded_id_ >= 0 && next_ckpt_id_ % 2 == newest_encoded_id_ % 2) ++next_ckpt_id_;
     if (level == Level::kL5 && !flusher_) return invalidArgument("level L5 needs FTBCKPT_FLUSH_DIR");
     if (flusher_ && flusher_->busyWith() && *flusher_->busyWith() % 2 == next_ckpt_id_ % 2) {
       flusher_->wait();  // it still reads the slot this checkpoint overwrites
@@ -150,6 +158,10 @@ class RuntimeImpl : public Runtime {
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, job_.comm);
     CheckpointReport report{next_ckpt_id_, level, w->bytes, w->stored, seconds};
     if (level == Level::kL5) flusher_->start(next_ckpt_id_, iteration, w->blob, w->bytes, w->blob_crc);
+    if (level != Level::kL1) {
+      previous_encoded_id_ = newest_encoded_id_;
+      newest_encoded_id_ = next_ckpt_id_;
+    }
     ++next_ckpt_id_;
     last_checkpoint_ = Clock::now();
     last_cost_ = seconds;
@@ -175,11 +187,16 @@ class RuntimeImpl : public Runtime {
     Action a = decide();
     switch (a.kind) {
       case Action::kPeriodic: {
-        auto r = checkpoint(std::nullopt, iteration_);
+        const std::optional<Level> level =
+            a.level ? std::optional<Level>(static_cast<Level>(a.level)) : std::nullopt;
+        auto r = checkpoint(level, iteration_);
         if (!r) {
           std::fprintf(stderr, "ftbckpt: rank %d: periodic checkpoint failed: %s\n", job_.rank,
                        r.status().message().c_str());
-          publishCheckpointFailed(nullptr, levelName(job_.config.level), r.status().message());
+          publishCheckpointFailed(nullptr, levelName(level.value_or(job_.config.level)), r.status().message());
+        } else if (schedule_) {
+          schedule_->taken(r->level, iteration_, secondsNow(), r->seconds);
+          publishScheduleIfChanged();
         }
         break;
       }
@@ -230,6 +247,7 @@ class RuntimeImpl : public Runtime {
     Status s = writer_.finishPending();
     if (!s.ok()) {
       next_ckpt_id_ = id;
+      if (newest_encoded_id_ == id) newest_encoded_id_ = previous_encoded_id_;
       std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, s.message().c_str());
       publishCheckpointFailed(nullptr, levelName(job_.config.level), s.message());
     }
@@ -279,6 +297,11 @@ class RuntimeImpl : public Runtime {
           copyField(a.key, sizeof a.key, r.event.id.toString());
           copyField(a.corr, sizeof a.corr, r.corr);
           copyField(a.source, sizeof a.source, r.source);
+        } else if (schedule_) {
+          if (auto level = schedule_->due(iteration_, secondsNow(), writer_.hasPending())) {
+            a.kind = Action::kPeriodic;
+            a.level = static_cast<int32_t>(*level);
+          }
         } else if (job_.config.mtbf_seconds > 0) {
           double due = youngInterval(last_cost_, job_.config.mtbf_seconds);
           if (std::chrono::duration<double>(Clock::now() - last_checkpoint_).count() >= due) a.kind = Action::kPeriodic;
@@ -286,10 +309,56 @@ class RuntimeImpl : public Runtime {
       }
       MPI_Bcast(&a, sizeof a, MPI_BYTE, 0, job_.comm);
     }
-    if (a.kind == Action::kNone && job_.config.interval > 0 && iteration_ % job_.config.interval == 0) {
+    if (a.kind == Action::kNone && job_.config.schedule.empty() && job_.config.interval > 0 &&
+        iteration_ % job_.config.interval == 0) {
       a.kind = Action::kPeriodic;
     }
     return a;
+  }
+
+  double secondsNow() const { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+  // FTBCKPT_SCHEDULE (validated by configFromEnvironment). "auto" without
+  // levels: L1, the configured level, and L5 when a flush directory is set.
+  // Earlier attempts of this job (FTB_RESTART_ATTEMPT) count as node failures.
+  std::optional<CheckpointSchedule> makeSchedule() {
+    ScheduleSpec spec = *parseSchedule(job_.config.schedule);
+    if (spec.automatic && spec.auto_levels.empty()) {
+      spec.auto_levels = {Level::kL1};
+      if (job_.config.level != Level::kL1) spec.auto_levels.push_back(job_.config.level);
+      if (!job_.config.flush_dir.empty() && job_.config.level != Level::kL5) spec.auto_levels.push_back(Level::kL5);
+    }
+    CheckpointSchedule schedule(std::move(spec), job_.config.mtbf_seconds, secondsNow());
+    if (const char* attempt = std::getenv("FTB_RESTART_ATTEMPT")) {
+      for (long i = std::strtol(attempt, nullptr, 10); i > 0; --i) schedule.failureObserved(FailureScope::kNode);
+    }
+    return schedule;
+  }
+
+  // Rank 0 tells what the schedule chose and why (FTB_CKPT_SCHEDULE), whenever
+  // an interval moved by more than 10 % since it last told.
+  void publishScheduleIfChanged() {
+    bool changed = false;
+    const auto choices = schedule_->choices(secondsNow());
+    for (const auto& c : choices) {
+      double& told = told_interval_[static_cast<int>(c.level) - 1];
+      if (c.seconds > 0 && std::abs(c.seconds - told) > 0.1 * std::max(told, 1e-9)) {
+        told = c.seconds;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    for (const auto& c : choices) {
+      char interval[32], cost[32], mtbf[32];
+      std::snprintf(interval, sizeof interval, "%.3f", c.seconds);
+      std::snprintf(cost, sizeof cost, "%.3f", c.cost_seconds);
+      std::snprintf(mtbf, sizeof mtbf, "%.0f", c.mtbf_seconds);
+      Tags tags = {{"level", levelName(c.level)}, {"interval_s", interval}, {"cost_s", cost},
+                   {"why", c.why}};
+      if (c.iterations > 0) tags["iterations"] = std::to_string(c.iterations);
+      if (schedule_->automatic()) tags["mtbf_s"] = mtbf;
+      bridge_->publish("FTB_CKPT_SCHEDULE", tags, "checkpoint schedule");
+    }
   }
 
   // Checkpoints for request `a` and records the answer; true if it succeeded.
@@ -372,12 +441,16 @@ class RuntimeImpl : public Runtime {
   std::deque<Request> pending_;
   std::map<std::string, Answer> answers_;  // request event id -> answer
   int64_t next_ckpt_id_ = 0;
+  int64_t newest_encoded_id_ = -1;    // newest checkpoint above L1 (-1: none known)
+  int64_t previous_encoded_id_ = -1;  // the one before it (an async failure falls back to it)
   long iteration_ = 0;
   bool first_loop_ = true;
   bool relaunch_pending_ = false;
   int exit_code_ = 0;
   double last_cost_ = 0;
   Clock::time_point last_checkpoint_;
+  std::optional<CheckpointSchedule> schedule_;  // rank 0, with FTBCKPT_SCHEDULE
+  std::array<double, 5> told_interval_{};       // per level, last published
 };
 
 }  // namespace

@@ -112,6 +112,34 @@ BOOST_AUTO_TEST_CASE(young_daly_interval_checkpoints_without_a_fixed_interval) {
   BOOST_CHECK(at > 0 && at <= 100);
 }
 
+// L1 every 5 iterations, L3 every 20: a process death resumes from the newest
+// L1 (55), a node's loss from the newest L3 (40), which the L1-only
+// checkpoints after it did not overwrite.
+BOOST_AUTO_TEST_CASE(a_multi_level_schedule_resumes_from_the_newest_level_that_survived) {
+  const std::vector<std::string> args = {"--nx", "96", "--ny", "64", "--iterations", "120"};
+  {
+    auto job = makeJob("ST_ML_PROC", "L3");
+    job.setEnv("FTBCKPT_SCHEDULE", "L1:5,L3:20");
+    MpiRun crashed = job.run(kNodes, with(args, {"--crash-at", "57", "--crash-node", "n1"}));
+    BOOST_REQUIRE_NE(crashed.exit_code, 0);
+    MpiRun resumed = job.run(kNodes, args);  // n1's memory is still there
+    BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
+    BOOST_TEST_INFO(resumed.output);
+    BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration 55").empty());
+  }
+  {
+    auto job = makeJob("ST_ML_NODE", "L3");
+    job.setEnv("FTBCKPT_SCHEDULE", "L1:5,L3:20");
+    MpiRun crashed = job.run(kNodes, with(args, {"--crash-at", "57", "--crash-node", "n2"}));
+    BOOST_REQUIRE_NE(crashed.exit_code, 0);
+    job.wipeNode("n2");
+    MpiRun resumed = job.run({"n0", "n1", "spare", "n3", "n0", "n1", "spare", "n3"}, args);
+    BOOST_CHECK_EQUAL(resultOf(resumed), failureFree());
+    BOOST_TEST_INFO(resumed.output);
+    BOOST_CHECK(!resumed.lineWith("stencil: resumed at iteration 40").empty());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(asynchronous_checkpoints_survive_a_node_kill) {
   auto job = makeJob("ST_ASYNC", "L4");
   job.setEnv("FTBCKPT_ASYNC", "1");  // the group part runs while the stencil computes

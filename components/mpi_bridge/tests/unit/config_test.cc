@@ -111,3 +111,34 @@ BOOST_AUTO_TEST_CASE(every_rank_leaves_procs_dead_as_its_last_will) {
   BOOST_CHECK_EQUAL(will.payload, "rank 5 died attempt=2 host=n3 job=J7 node=n3 rank=5");
   BOOST_CHECK_EQUAL(ftb::mpi_bridge::procsDeadWill("J", 0, "n1", "").tags.count("attempt"), 0u);
 }
+
+BOOST_AUTO_TEST_CASE(a_schedule_is_validated_with_the_rest_of_the_configuration) {
+  {
+    Env e{{"FTBCKPT_SCHEDULE", "L1:5,L3:20"}};
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK_EQUAL(c->schedule, "L1:5,L3:20");
+  }
+  {
+    Env e{{"FTBCKPT_SCHEDULE", "L1:5,L7:20"}};
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(!c.ok());
+    BOOST_CHECK_MESSAGE(c.status().message().find("L7") != std::string::npos, c.status().message());
+  }
+  {
+    Env e{{"FTBCKPT_SCHEDULE", "L3:20"}, {"FTBCKPT_INTERVAL", "10"}};
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(!c.ok());
+    BOOST_CHECK_MESSAGE(c.status().message().find("FTBCKPT_INTERVAL") != std::string::npos, c.status().message());
+  }
+  {
+    Env e{{"FTBCKPT_SCHEDULE", "auto"}};
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(!c.ok());
+    BOOST_CHECK_MESSAGE(c.status().message().find("FTBCKPT_MTBF") != std::string::npos, c.status().message());
+  }
+  {
+    Env e{{"FTBCKPT_SCHEDULE", "auto"}, {"FTBCKPT_MTBF", "3600"}};
+    BOOST_CHECK(configFromEnvironment().ok());
+  }
+}
