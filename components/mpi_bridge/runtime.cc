@@ -351,7 +351,7 @@ class RuntimeImpl : public Runtime {
     for (const auto& c : choices) {
       char interval[32], cost[32], mtbf[32];
       std::snprintf(interval, sizeof interval, "%.3f", c.seconds);
-      std::snprintf(cost, sizeof cost, "%.3f", c.cost_seconds);
+      std::snprintf(cost, sizeof cost, "%.6g", c.cost_seconds);
       std::snprintf(mtbf, sizeof mtbf, "%.0f", c.mtbf_seconds);
       Tags tags = {{"level", levelName(c.level)}, {"interval_s", interval}, {"cost_s", cost},
                    {"why", c.why}};

@@ -116,9 +116,11 @@ struct Watcher {
 // A stencil job on n0,n1,n0,n1 whose ranks are connected to a fresh agent,
 // and a watcher of FTB.MPI.FTBCKPT.
 struct LiveJob {
-  explicit LiveJob(const std::string& name, const std::vector<std::string>& nodes = {"n0", "n1", "n0", "n1"})
+  explicit LiveJob(const std::string& name, const std::vector<std::string>& nodes = {"n0", "n1", "n0", "n1"},
+                   const std::map<std::string, std::string>& env = {})
       : watch(agent), job(stencil(name)), id(job.jobId()) {
     job.setEnv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint());
+    for (const auto& [key, value] : env) job.setEnv(key, value);
     job.start(nodes, kArgs);
     awaitRanks(agent, id, 4);
   }
@@ -226,6 +228,28 @@ BOOST_AUTO_TEST_CASE(a_node_lost_after_a_migration_checkpoint_resumes_from_the_o
       BOOST_CHECK_EQUAL(e.tags.at("rebuilt"), moved ? "partner" : "none");
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(an_auto_schedule_publishes_each_levels_interval_and_why) {
+  const std::string expected = failureFree();
+  LiveJob live("EV_AUTO", {"n0", "n1", "n0", "n1"}, {{"FTBCKPT_SCHEDULE", "auto:L1,L2"}, {"FTBCKPT_MTBF", "3600"}});
+  // Each level is measured once, then both have a Young/Daly interval.
+  auto chosen = [](const std::vector<ftb::Event>& events, const std::string& level) {
+    for (const auto& e : named(events, "FTB_CKPT_SCHEDULE")) {
+      if (e.tags.at("level") == level && e.tags.at("why").find("Young/Daly") != std::string::npos) return &e;
+    }
+    return static_cast<const ftb::Event*>(nullptr);
+  };
+  auto events = collect(*live.watch.client, live.watch.sub,
+                        [&](const auto& ev) { return chosen(ev, "L1") && chosen(ev, "L2"); });
+  for (const char* level : {"L1", "L2"}) {
+    const ftb::Event* e = chosen(events, level);
+    BOOST_REQUIRE_MESSAGE(e, "no FTB_CKPT_SCHEDULE with a Young/Daly interval for " << level);
+    BOOST_CHECK_GT(std::stod(e->tags.at("interval_s")), 0.0);
+    BOOST_CHECK_GT(std::stod(e->tags.at("cost_s")), 0.0);
+    BOOST_CHECK_GE(std::stod(e->tags.at("mtbf_s")), 3600.0);
+  }
+  BOOST_CHECK_EQUAL(result(live.job.finish()), expected);
 }
 
 BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
