@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 namespace ftb::launcher {
 
@@ -24,7 +25,13 @@ std::string tag(const Event& e, const std::string& key) {
 
 Launcher::Launcher(LauncherOptions options, JobChannel& channel, Policy& policy, NodeTable& table,
                    NodeAdmin& admin)
-    : options_(std::move(options)), channel_(channel), policy_(policy), table_(table), admin_(admin) {}
+    : options_(std::move(options)), channel_(channel), policy_(policy), table_(table), admin_(admin) {
+  if (options_.resumed_from) {
+    // A resumed job is a relaunch of the stopped run: it restores, then computes.
+    attempt_ = options_.resumed_from->attempt + 1;
+    launch_corr_ = options_.job_id + "-RESUME" + std::to_string(attempt_);
+  }
+}
 
 void Launcher::jobState(const std::string& state, const std::string& corr, const std::string& extra) {
   Tags tags{{"state", state}, {"attempt", std::to_string(attempt_)}};
@@ -55,7 +62,10 @@ Status Launcher::launch() {
   computing_ = attempt_ == 0;  // a relaunch computes once every rank has restored
   if (Status s = job_.start(spec); !s.ok()) return s;
   publishNodeStates(launch_corr_);
-  jobState(attempt_ == 0 ? "launched" : "relaunched", launch_corr_, " on " + spec.host_list);
+  jobState(attempt_ == 0 ? "launched" : options_.resumed_from && attempt_ == options_.resumed_from->attempt + 1
+                                           ? "resumed"
+                                           : "relaunched",
+           launch_corr_, " on " + spec.host_list);
   return {};
 }
 
@@ -80,6 +90,13 @@ int Launcher::run() {
                              {{"corr", corr}, {"rule", "timer"}, {"action", "checkpoint"}, {"node", ""},
                               {"dry_run", options_.dry_run ? "1" : "0"}});
       if (!options_.dry_run) startCheckpoint(corr, "timer");
+    }
+    if (stop_ && job_.running() && now > stop_->deadline) {
+      spdlog::error("job {} did not stop within {} ms: its final checkpoint is not complete; it keeps running",
+                    options_.job_id, options_.stop_deadline_ms);
+      (void)channel_.publish("FTB_STOP_FAILED", "the final checkpoint did not complete in time",
+                             {{"corr", stop_->corr}, {"ranks_done", std::to_string(stop_->done.size())}});
+      stop_.reset();
     }
     if (recovery_ && job_.running() && now > recovery_->deadline) {
       spdlog::warn("the job did not exit within {} ms of {}: terminating it", options_.migrate_deadline_ms,
@@ -153,7 +170,29 @@ void Launcher::handle(const Event& event) {
     }
     return;
   }
+  if (event.event_name == kStopRequest) {
+    startStop(event);
+    return;
+  }
   decide(event);
+}
+
+void Launcher::startStop(const Event& request) {
+  if (stop_ || recovery_ || !computing_) {
+    const std::string why = stop_ ? "a stop is under way" : recovery_ ? "a recovery is under way" : "the job is restoring";
+    spdlog::warn("{} from {}: refused, {}", kStopRequest, request.client_name, why);
+    (void)channel_.publish("FTB_STOP_FAILED", "stop refused: " + why, {{"reason", why}});
+    return;
+  }
+  const std::string corr = options_.job_id + "-S" + std::to_string(attempt_);
+  (void)channel_.publish("FTB_DECISION", std::string(kStopRequest) + " -> stop",
+                         {{"corr", corr}, {"rule", "operator"}, {"action", "stop"}, {"node", ""},
+                          {"dry_run", options_.dry_run ? "1" : "0"}, {"trigger", std::string(kStopRequest)}});
+  if (options_.dry_run) return;
+  stop_ = PendingStop{.corr = corr, .deadline = steady_clock::now() + milliseconds(options_.stop_deadline_ms)};
+  // The ranks checkpoint at a level that outlives the job, answer, and exit 0.
+  (void)channel_.publish("FTB_STOP", "checkpoint at " + options_.stop_level + " and stop",
+                         {{"corr", corr}, {"level", options_.stop_level}});
 }
 
 void Launcher::decide(const Event& event) {
@@ -180,6 +219,17 @@ void Launcher::handleRuntime(const Event& event) {
     if (name == "FTB_CHECKPOINT_FAILED") checkpoint_->failures.push_back(tag(event, "rank") + ":" + tag(event, "reason"));
     if (static_cast<int>(checkpoint_->done.size() + checkpoint_->failures.size()) >= table_.rankCount()) {
       finishCheckpoint(false);
+    }
+  }
+  if (stop_ && corr == stop_->corr) {
+    if (name == "FTB_CHECKPOINT_DONE") stop_->done.insert(std::atoi(tag(event, "rank").c_str()));
+    if (name == "FTB_CHECKPOINT_FAILED") {
+      // The rank keeps computing (it stops only with its checkpoint complete).
+      spdlog::error("rank {} cannot take the final checkpoint: {}; the job keeps running", tag(event, "rank"),
+                    tag(event, "reason"));
+      (void)channel_.publish("FTB_STOP_FAILED", "the final checkpoint failed: " + tag(event, "reason"),
+                             {{"corr", stop_->corr}, {"rank", tag(event, "rank")}, {"reason", tag(event, "reason")}});
+      stop_.reset();
     }
   }
   if (name == "FTB_MIGRATE_PIC" && recovery_ && corr == recovery_->corr) {
@@ -275,9 +325,53 @@ void Launcher::execute(const Decision& d) {
   }
 }
 
+int Launcher::finishStop(int code) {
+  // Answers may trail the exit by a moment.
+  const auto until = steady_clock::now() + milliseconds(options_.exit_grace_ms);
+  while (stop_ && static_cast<int>(stop_->done.size()) < table_.rankCount() && steady_clock::now() < until) {
+    pump(milliseconds(50));
+  }
+  if (!stop_) return code == 0 ? 1 : code;  // a rank's final checkpoint failed (FTB_STOP_FAILED told)
+  const PendingStop stop = std::move(*stop_);
+  stop_.reset();
+  if (code != 0 || static_cast<int>(stop.done.size()) < table_.rankCount()) {
+    (void)channel_.publish("FTB_STOP_FAILED", "the job ended before its final checkpoint was complete",
+                           {{"corr", stop.corr}, {"exit_code", std::to_string(code)},
+                            {"ranks_done", std::to_string(stop.done.size())}});
+    spdlog::error("job {} ended with {} and {} of {} final checkpoints: not resumable", options_.job_id, code,
+                  stop.done.size(), table_.rankCount());
+    return code == 0 ? 1 : code;
+  }
+  JobRecord record = options_.record;
+  record.job_id = options_.job_id;
+  record.state = "stopped";
+  record.attempt = attempt_;
+  record.corr = stop.corr;
+  record.level = options_.stop_level;
+  record.nodes.clear();
+  record.spares.clear();
+  for (const auto& node : table_.nodes()) {
+    if (!node.ranks.empty()) record.nodes.push_back(node.name);
+    else if (node.state == NodeState::kSpare) record.spares.push_back(node.name);
+  }
+  const std::string path = jobRecordPath(options_.state_dir, options_.job_id);
+  std::error_code ec;
+  std::filesystem::create_directories(options_.state_dir, ec);
+  if (Status s = saveJobRecord(path, record); !s.ok()) {
+    spdlog::error("job {} stopped but its record was not saved: {}", options_.job_id, s.toString());
+    (void)channel_.publish("FTB_STOP_FAILED", "the job stopped but its record was not saved: " + s.message(),
+                           {{"corr", stop.corr}});
+    return 1;
+  }
+  jobState("stopped", stop.corr, " (" + options_.stop_level + "); resume with ftb-run --resume --job " +
+                                     options_.job_id + " (record " + path + ")");
+  return 0;
+}
+
 std::optional<int> Launcher::onExit(int code) {
   // The ranks are gone: a checkpoint still waiting for answers will not get them.
   if (checkpoint_) finishCheckpoint(true);
+  if (stop_ && !recovery_) return finishStop(code);
   if (!recovery_ && code != 0) {
     std::vector<Event> losses;
     losses.swap(agent_losses_);

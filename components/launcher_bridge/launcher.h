@@ -18,6 +18,7 @@
 
 #include "components/launcher_bridge/death_window.h"
 #include "components/launcher_bridge/job_channel.h"
+#include "components/launcher_bridge/job_record.h"
 #include "components/launcher_bridge/mpi_job.h"
 #include "components/launcher_bridge/node_admin.h"
 #include "components/launcher_bridge/node_table.h"
@@ -39,7 +40,19 @@ struct LauncherOptions {
   // decide), at most this long (death_window.h).
   int death_settle_ms = 1000;
   std::string runtime_space = "FTB.MPI.FTBCKPT";
+  // Stop and resume (FTB_STOP_REQUEST, ftb-run --stop/--resume): where the
+  // record of a stopped job is kept, the level that outlives the job, and how
+  // long the final checkpoint and the exit may take.
+  std::string state_dir = "/var/lib/ftb-run";
+  std::string stop_level = "L5";
+  int stop_deadline_ms = 60000;
+  JobRecord record;             // how this job was started (saved on a stop)
+  std::optional<JobRecord> resumed_from;  // --resume: the run continues this stopped one
 };
+
+// What an operator publishes to stop a job for a later resume
+// (`ftbctl publish --name FTB_STOP_REQUEST --job-id JOB ...`, or `ftb-run --stop JOB`).
+inline constexpr std::string_view kStopRequest = "FTB_STOP_REQUEST";
 
 class Launcher {
  public:
@@ -53,6 +66,11 @@ class Launcher {
     std::chrono::steady_clock::time_point deadline;
     std::set<int> done;
     std::vector<std::string> failures;
+  };
+  struct PendingStop {
+    std::string corr;
+    std::chrono::steady_clock::time_point deadline;
+    std::set<int> done;  // ranks whose final checkpoint is complete
   };
   struct PendingRecovery {
     std::string corr;
@@ -72,6 +90,10 @@ class Launcher {
   void handleRuntime(const Event& event);
   void execute(const Decision& d);
   void startCheckpoint(const std::string& corr, const std::string& why);
+  void startStop(const Event& request);
+  // The job exited while a stop was pending: the record if every rank's final
+  // checkpoint is complete; returns the program's exit code.
+  int finishStop(int code);
   void finishCheckpoint(bool timed_out);
   // The job ended with `code`; returns the program's exit code when ftb-run is done.
   std::optional<int> onExit(int code);
@@ -88,6 +110,7 @@ class Launcher {
   std::string launch_corr_;  // FTB_CORR_ID of the current run ("" for the first)
   std::optional<PendingCheckpoint> checkpoint_;
   std::optional<PendingRecovery> recovery_;
+  std::optional<PendingStop> stop_;
   std::vector<Event> agent_losses_;  // FTB.AGENT events seen while the job ran
   DeathWindow deaths_{std::chrono::milliseconds(options_.death_settle_ms)};
   bool computing_ = false;   // the ranks run (first launch, or every rank restored)

@@ -18,6 +18,7 @@
 #include "components/launcher_bridge/node_admin.h"
 #include "components/launcher_bridge/rank_exec.h"
 #include "components/launcher_bridge/rules.h"
+#include "components/launcher_bridge/stop_request.h"
 
 namespace {
 
@@ -37,8 +38,10 @@ std::string selfPath() {
 }
 
 // The event spaces whose events the launcher needs besides its rules'.
-std::vector<std::string> subscriptions(const std::vector<ftb::launcher::Rule>& rules, const std::string& runtime) {
-  std::vector<std::string> filters{"event_space=" + runtime};
+std::vector<std::string> subscriptions(const std::vector<ftb::launcher::Rule>& rules, const std::string& runtime,
+                                       const std::string& job_id) {
+  std::vector<std::string> filters{"event_space=" + runtime,
+                                   "event_name=" + std::string(ftb::launcher::kStopRequest) + ", jobid=" + job_id};
   for (const auto& rule : rules) {
     if (std::find(filters.begin(), filters.end(), rule.filter.text()) == filters.end()) {
       filters.push_back(rule.filter.text());
@@ -68,7 +71,21 @@ int main(int argc, char** argv) {
       "migrations to spares and relaunches (components/launcher_bridge/README.md).\n"
       "Usage: ftb-run --job ID --nodes n1,n2,n3 --spares n4 [options] -- program args",
       "ftb-run"};
-  app.add_option("--job", options.job_id, "Job id, [A-Z0-9_]+ (namespaces FTB.JL.<job>, FTB.NLA.<job>)")->required();
+  app.add_option("--job", options.job_id, "Job id, [A-Z0-9_]+ (namespaces FTB.JL.<job>, FTB.NLA.<job>)");
+  std::string stop_job, resume_job;
+  app.add_option("--stop", stop_job,
+                 "Ask the ftb-run managing this job to checkpoint it at --stop-level and stop it for a later "
+                 "--resume; waits for the answer (exit 0 stopped, 1 refused or failed, 3 no answer)");
+  app.add_option("--resume", resume_job,
+                 "Start a job stopped with --stop again from its checkpoint, on --nodes (default: where it ran) "
+                 "with its recorded program, unless another is given after --");
+  app.add_option("--state-dir", options.state_dir, "Where the records of stopped jobs are kept")
+      ->capture_default_str();
+  app.add_option("--stop-level", options.stop_level, "Checkpoint level taken to stop (one that outlives the job)")
+      ->capture_default_str();
+  app.add_option("--stop-deadline-ms", options.stop_deadline_ms,
+                 "How long the final checkpoint and the exit may take after a stop request")
+      ->capture_default_str();
   app.add_option("--nodes", nodes, "Nodes that run ranks, comma-separated (default: the Slurm allocation)");
   app.add_option("--spares", spares, "Hot-spare nodes, comma-separated");
   int spare_count = 1;
@@ -106,6 +123,44 @@ int main(int argc, char** argv) {
   if (print_rules) {
     std::cout << kDefaultRules;
     return 0;
+  }
+  if (!stop_job.empty()) {
+    return requestStop(stop_job, agent, std::chrono::milliseconds(options.stop_deadline_ms + 10000));
+  }
+  if (!resume_job.empty()) {
+    auto record = loadJobRecord(jobRecordPath(options.state_dir, resume_job));
+    if (!record.ok()) {
+      std::cerr << "ftb-run: --resume " << resume_job << ": " << record.status().message() << "\n";
+      return 2;
+    }
+    if (record->state != "stopped") {
+      std::cerr << "ftb-run: job " << resume_job << " is recorded as '" << record->state << "', not stopped\n";
+      return 2;
+    }
+    options.job_id = resume_job;
+    if (nodes.empty()) nodes = [&] {
+      std::string joined;
+      for (const auto& n : record->nodes) joined += (joined.empty() ? "" : ",") + n;
+      return joined;
+    }();
+    if (spares.empty()) {
+      for (const auto& n : record->spares) spares += (spares.empty() ? "" : ",") + n;
+    }
+    // The same rank count on any node count that divides it.
+    const int ranks = static_cast<int>(record->nodes.size()) * record->ranks_per_node;
+    const int node_count = static_cast<int>(split(nodes, ',').size());
+    if (node_count == 0 || ranks % node_count != 0) {
+      std::cerr << "ftb-run: job " << resume_job << " has " << ranks << " ranks: give --nodes a count that divides it\n";
+      return 2;
+    }
+    ranks_per_node = ranks / node_count;
+    if (program.empty()) program = record->program;
+    if (options.job.mpirun_args.empty()) options.job.mpirun_args = record->mpirun_args;
+    options.resumed_from = *record;
+  }
+  if (options.job_id.empty()) {
+    std::cerr << "ftb-run: --job is required (or --stop JOB, --resume JOB)\n";
+    return 2;
   }
   if (!std::regex_match(options.job_id, std::regex("[A-Z0-9_]+"))) {
     std::cerr << "ftb-run: --job '" << options.job_id << "' must be upper case letters, digits and _\n";
@@ -150,10 +205,14 @@ int main(int argc, char** argv) {
     std::cerr << "ftb-run: " << table.status().message() << " (--nodes, --spares, --ranks-per-node)\n";
     return 2;
   }
+  options.record.ranks_per_node = ranks_per_node;
+  options.record.mpirun = options.job.mpirun;
+  options.record.mpirun_args = options.job.mpirun_args;
+  options.record.program = program;
   options.job.program = {selfPath(), "--rank-exec", "--"};
   options.job.program.insert(options.job.program.end(), program.begin(), program.end());
 
-  auto channel = JobChannel::open(options.job_id, agent, subscriptions(*rules, options.runtime_space));
+  auto channel = JobChannel::open(options.job_id, agent, subscriptions(*rules, options.runtime_space, options.job_id));
   if (!channel.ok()) {
     std::cerr << "ftb-run: cannot reach the ftb-agent: " << channel.status().toString() << "\n";
     return 1;

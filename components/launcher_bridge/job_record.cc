@@ -1,0 +1,91 @@
+#include "components/launcher_bridge/job_record.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace ftb::launcher {
+
+std::string jobRecordPath(const std::string& dir, const std::string& job_id) { return dir + "/" + job_id + ".job"; }
+
+Status saveJobRecord(const std::string& path, const JobRecord& r) {
+  std::ostringstream out;
+  std::string bad;
+  auto line = [&](const char* key, const std::string& value) {
+    if (value.find('\n') != std::string::npos) bad = key;
+    out << key << "=" << value << "\n";
+  };
+  line("job", r.job_id);
+  line("state", r.state);
+  line("attempt", std::to_string(r.attempt));
+  line("corr", r.corr);
+  line("level", r.level);
+  for (const auto& n : r.nodes) line("node", n);
+  for (const auto& s : r.spares) line("spare", s);
+  line("ranks_per_node", std::to_string(r.ranks_per_node));
+  line("mpirun", r.mpirun);
+  for (const auto& a : r.mpirun_args) line("mpirun_arg", a);
+  for (const auto& p : r.program) line("program", p);
+  if (!bad.empty()) return invalidArgument("job record field '" + bad + "' holds a newline");
+
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return unavailable("cannot write " + tmp + ": " + std::strerror(errno));
+  const std::string text = out.str();
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!written || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return unavailable("cannot write " + path + ": " + std::strerror(written ? errno : saved_errno));
+  }
+  return {};
+}
+
+Result<JobRecord> loadJobRecord(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return notFound("no job record " + path + ": was the job stopped with ftb-run --stop?");
+  JobRecord r;
+  int number = 0;
+  for (std::string text; std::getline(in, text);) {
+    ++number;
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) {
+      return invalidArgument(path + ":" + std::to_string(number) + ": '" + text + "' is not key=value");
+    }
+    const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
+    auto number_of = [&](int* field) -> Status {
+      char* end = nullptr;
+      const long v = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || v < 0) {
+        return invalidArgument(path + ":" + std::to_string(number) + ": " + key + " '" + value + "' is not a number");
+      }
+      *field = static_cast<int>(v);
+      return {};
+    };
+    if (key == "job") r.job_id = value;
+    else if (key == "state") r.state = value;
+    else if (key == "attempt") { if (Status s = number_of(&r.attempt); !s.ok()) return s; }
+    else if (key == "corr") r.corr = value;
+    else if (key == "level") r.level = value;
+    else if (key == "node") r.nodes.push_back(value);
+    else if (key == "spare") r.spares.push_back(value);
+    else if (key == "ranks_per_node") { if (Status s = number_of(&r.ranks_per_node); !s.ok()) return s; }
+    else if (key == "mpirun") r.mpirun = value;
+    else if (key == "mpirun_arg") r.mpirun_args.push_back(value);
+    else if (key == "program") r.program.push_back(value);
+    else return invalidArgument(path + ":" + std::to_string(number) + ": unknown key '" + key + "'");
+  }
+  if (r.job_id.empty() || r.program.empty() || r.nodes.empty()) {
+    return invalidArgument(path + " lacks the job, its nodes or its program");
+  }
+  return r;
+}
+
+}  // namespace ftb::launcher

@@ -1,0 +1,150 @@
+// Stop and resume with a real agent on loopback and mpirun on this machine:
+// `ftb-run --stop JOB` makes the managing ftb-run ask for a final checkpoint at
+// the level that outlives the job (L5, the flush), the job stops cleanly and
+// its record is kept; `ftb-run --resume JOB` starts it again later on another
+// node name (so nothing is found in node memory: the flush is read) and the
+// answer is the one of an undisturbed run, bit for bit.
+#define BOOST_TEST_MODULE launcher_stop_resume
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "client/control_client.h"
+#include "components/launcher_bridge/lab/netns_lab.h"
+#include "tests/support/agent_process.h"
+#include "tests/support/event_collector.h"
+#include "tests/support/spawn.h"
+#include "tests/support/test_clients.h"
+
+using namespace std::chrono_literals;
+using ftb::Event;
+using ftb::testing::runfile;
+
+namespace {
+
+std::string tag(const Event& e, const std::string& key) {
+  auto it = e.tags.find(key);
+  return it == e.tags.end() ? "" : it->second;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string resultLine(const std::string& log) {
+  const auto at = log.find("RESULT ");
+  return at == std::string::npos ? "" : log.substr(at, log.find('\n', at) - at);
+}
+
+struct Setup {
+  Setup() {
+    setenv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint().c_str(), 1);
+    setenv("OMPI_MCA_pml", "ob1", 1);  // ../shared/notes/slurm-lab.md G6
+    setenv("OMPI_MCA_mtl", "^ofi", 1);
+    setenv("OMPI_MCA_btl", "self,vader", 1);
+    setenv("FTBCKPT_FLUSH_DIR", (dir.path() + "/flush").c_str(), 1);
+    std::filesystem::create_directories(dir.path() + "/flush");
+  }
+  // ftb-run with `args`, its output in `log` under the test directory; its exit code.
+  pid_t start(const std::vector<std::string>& args, const std::string& log) {
+    std::vector<std::string> argv{runfile("components/launcher_bridge/ftb-run"), "--state-dir", dir.path() + "/state"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return ftb::testing::spawn(argv, dir.path() + "/" + log);
+  }
+  int finish(pid_t pid, const std::string& log) {
+    auto code = ftb::launcher::lab::waitExit(pid, 180000);
+    BOOST_TEST_INFO(log << ":\n" << readFile(dir.path() + "/" + log));
+    BOOST_REQUIRE(code);
+    return *code;
+  }
+  std::string log(const std::string& name) { return readFile(dir.path() + "/" + name); }
+
+  ftb::testing::AgentProcess agent;
+  ftb::testing::TempDir dir;
+};
+
+const std::vector<std::string> kProgram = {"--", runfile("components/mpi_bridge/examples/stencil"), "--iterations",
+                                           "300", "--iteration-ms", "20"};
+
+std::vector<std::string> job(const std::string& id, const std::string& node) {
+  std::vector<std::string> args{"--job", id, "--nodes", node, "--ranks-per-node", "2"};
+  args.insert(args.end(), kProgram.begin(), kProgram.end());
+  return args;
+}
+
+// Waits until `n` ranks of `job_id` are connected and subscribed (they then see FTB_STOP).
+void awaitRanks(const std::string& endpoint, const std::string& job_id, int n) {
+  auto control = ftb::ControlClient::connect(endpoint);
+  BOOST_REQUIRE(control);
+  bool ok = ftb::testing::waitFor(
+      [&] {
+        auto clients = control->clients(1000ms);
+        if (!clients) return false;
+        int ranks = 0;
+        for (const auto& c : clients->clients()) {
+          ranks += c.event_space() == "FTB.MPI.FTBCKPT" && c.job_id() == job_id && c.subscriptions_size() > 0;
+        }
+        return ranks == n;
+      },
+      30s);
+  BOOST_REQUIRE_MESSAGE(ok, n << " ranks of " << job_id << " never connected");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_stopped_job_resumes_elsewhere_from_its_flushed_checkpoint_bit_exact) {
+  Setup s;
+  ftb::testing::EventCollector story(s.agent.ipcEndpoint(), "event_space=FTB.JL.SR|FTB.MPI.FTBCKPT");
+
+  // The answer of an undisturbed run.
+  BOOST_REQUIRE_EQUAL(s.finish(s.start(job("REF", "localhost"), "ref.log"), "ref.log"), 0);
+  const std::string expected = resultLine(s.log("ref.log"));
+  BOOST_REQUIRE(!expected.empty());
+
+  const pid_t run = s.start(job("SR", "localhost"), "run.log");
+  awaitRanks(s.agent.ipcEndpoint(), "SR", 2);
+  const pid_t stop = s.start({"--stop", "SR"}, "stop.log");
+  BOOST_REQUIRE_EQUAL(s.finish(stop, "stop.log"), 0);
+  BOOST_TEST(s.log("stop.log").find("stopped") != std::string::npos, s.log("stop.log"));
+  BOOST_REQUIRE_EQUAL(s.finish(run, "run.log"), 0);
+  BOOST_TEST(resultLine(s.log("run.log")).empty(), "the stopped run must not have finished");
+
+  auto request = story.waitFor([](const Event& e) { return e.event_name == "FTB_STOP"; }, 5s);
+  BOOST_REQUIRE(request);
+  BOOST_TEST(tag(*request, "level") == "L5");
+  auto stopped = story.waitFor([](const Event& e) { return tag(e, "state") == "stopped"; }, 5s);
+  BOOST_REQUIRE(stopped);
+  const std::string record = readFile(s.dir.path() + "/state/SR.job");
+  BOOST_TEST(record.find("state=stopped") != std::string::npos, record);
+  BOOST_TEST(record.find("node=localhost") != std::string::npos, record);
+
+  // Later, on another node name: node memory has nothing for it, the flush has.
+  const pid_t resumed = s.start({"--resume", "SR", "--nodes", "127.0.0.1"}, "resume.log");
+  BOOST_REQUIRE_EQUAL(s.finish(resumed, "resume.log"), 0);
+  const std::string log = s.log("resume.log");
+  BOOST_TEST(resultLine(log) == expected, log);
+  BOOST_TEST(log.find("stencil: resumed at iteration ") != std::string::npos, log);
+  auto restored = story.waitFor(
+      [](const Event& e) { return e.event_name == "FTB_RESTART_DONE" && tag(e, "level") == "L5"; }, 5s);
+  BOOST_TEST(restored.has_value(), "no rank restored from the flush (L5)");
+  BOOST_TEST(story.waitFor([](const Event& e) { return tag(e, "state") == "resumed"; }, 0ms).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_without_a_flush_directory_is_refused_and_the_job_finishes) {
+  Setup s;
+  unsetenv("FTBCKPT_FLUSH_DIR");
+  const pid_t run = s.start(job("NOFLUSH", "localhost"), "run.log");
+  awaitRanks(s.agent.ipcEndpoint(), "NOFLUSH", 2);
+  const pid_t stop = s.start({"--stop", "NOFLUSH"}, "stop.log");
+  BOOST_CHECK_EQUAL(s.finish(stop, "stop.log"), 1);
+  BOOST_TEST(s.log("stop.log").find("not stopped") != std::string::npos, s.log("stop.log"));
+  BOOST_REQUIRE_EQUAL(s.finish(run, "run.log"), 0);
+  BOOST_TEST(!resultLine(s.log("run.log")).empty(), "the job must have run to its end");
+  BOOST_TEST(!std::filesystem::exists(s.dir.path() + "/state/NOFLUSH.job"));
+}

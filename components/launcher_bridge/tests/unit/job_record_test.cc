@@ -1,0 +1,98 @@
+// The record of a stopped job (job_record.h): what is saved reads back the
+// same, a bad file is refused naming its line, and a value that could not be
+// read back is refused before anything is written.
+#define BOOST_TEST_MODULE job_record
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "components/launcher_bridge/job_record.h"
+
+using namespace ftb::launcher;
+
+namespace {
+
+struct Dir {
+  Dir() {
+    char templ[] = "/tmp/job-record-XXXXXX";
+    path = mkdtemp(templ);
+  }
+  ~Dir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+JobRecord sample() {
+  JobRecord r;
+  r.job_id = "J7";
+  r.state = "stopped";
+  r.attempt = 2;
+  r.corr = "J7-S2";
+  r.level = "L5";
+  r.nodes = {"n1", "n2"};
+  r.spares = {"n9"};
+  r.ranks_per_node = 4;
+  r.mpirun = "mpirun";
+  r.mpirun_args = {"--mca", "btl self,vader,tcp"};
+  r.program = {"/usr/bin/stencil", "--iterations", "100", "an argument with = and spaces"};
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_saved_record_reads_back_the_same) {
+  Dir dir;
+  const std::string path = jobRecordPath(dir.path, "J7");
+  BOOST_CHECK_EQUAL(path, dir.path + "/J7.job");
+  BOOST_REQUIRE(saveJobRecord(path, sample()).ok());
+  BOOST_CHECK(!std::filesystem::exists(path + ".tmp"));
+  auto r = loadJobRecord(path);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().message());
+  const JobRecord want = sample();
+  BOOST_CHECK_EQUAL(r->job_id, want.job_id);
+  BOOST_CHECK_EQUAL(r->state, want.state);
+  BOOST_CHECK_EQUAL(r->attempt, want.attempt);
+  BOOST_CHECK_EQUAL(r->corr, want.corr);
+  BOOST_CHECK_EQUAL(r->level, want.level);
+  BOOST_TEST(r->nodes == want.nodes, boost::test_tools::per_element());
+  BOOST_TEST(r->spares == want.spares, boost::test_tools::per_element());
+  BOOST_CHECK_EQUAL(r->ranks_per_node, want.ranks_per_node);
+  BOOST_CHECK_EQUAL(r->mpirun, want.mpirun);
+  BOOST_TEST(r->mpirun_args == want.mpirun_args, boost::test_tools::per_element());
+  BOOST_TEST(r->program == want.program, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_record_says_how_records_are_made) {
+  Dir dir;
+  auto r = loadJobRecord(jobRecordPath(dir.path, "NONE"));
+  BOOST_REQUIRE(!r.ok());
+  BOOST_CHECK(r.status().code() == ftb::Code::kNotFound);
+  BOOST_CHECK_MESSAGE(r.status().message().find("--stop") != std::string::npos, r.status().message());
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_line_is_refused_with_its_number) {
+  Dir dir;
+  const std::string path = dir.path + "/bad.job";
+  for (const char* text : {"job=J\nnode=n1\nprogram=p\nattempt=x\n", "job=J\nnode=n1\nprogram=p\nnonsense\n",
+                           "job=J\nnode=n1\nprogram=p\ncolour=blue\n"}) {
+    std::ofstream(path) << text;
+    auto r = loadJobRecord(path);
+    BOOST_REQUIRE(!r.ok());
+    BOOST_CHECK(r.status().code() == ftb::Code::kInvalidArgument);
+    BOOST_CHECK_MESSAGE(r.status().message().find(":4:") != std::string::npos, r.status().message());
+  }
+  std::ofstream(path) << "job=J\n";
+  BOOST_CHECK(!loadJobRecord(path).ok());  // no nodes, no program
+}
+
+BOOST_AUTO_TEST_CASE(a_value_with_a_newline_is_refused_and_nothing_written) {
+  Dir dir;
+  JobRecord r = sample();
+  r.program.push_back("two\nlines");
+  const std::string path = jobRecordPath(dir.path, "J7");
+  auto s = saveJobRecord(path, r);
+  BOOST_CHECK(!s.ok());
+  BOOST_CHECK(!std::filesystem::exists(path));
+}
