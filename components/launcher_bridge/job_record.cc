@@ -32,6 +32,10 @@ Status saveJobRecord(const std::string& path, const JobRecord& r) {
   line("mpirun", r.mpirun);
   for (const auto& a : r.mpirun_args) line("mpirun_arg", a);
   for (const auto& p : r.program) line("program", p);
+  if (r.keeper_pid > 0) line("keeper_pid", std::to_string(r.keeper_pid));
+  if (!r.exit_file.empty()) line("exit_file", r.exit_file);
+  line("computing", r.computing ? "1" : "0");
+  for (const auto& t : r.table) line("table", t);
   if (!bad.empty()) return invalidArgument("job record field '" + bad + "' holds a newline");
 
   const std::string tmp = path + ".tmp";
@@ -80,6 +84,10 @@ Result<JobRecord> loadJobRecord(const std::string& path) {
     else if (key == "mpirun") r.mpirun = value;
     else if (key == "mpirun_arg") r.mpirun_args.push_back(value);
     else if (key == "program") r.program.push_back(value);
+    else if (key == "keeper_pid") { if (Status s = number_of(&r.keeper_pid); !s.ok()) return s; }
+    else if (key == "exit_file") r.exit_file = value;
+    else if (key == "computing") r.computing = value == "1";
+    else if (key == "table") r.table.push_back(value);
     else return invalidArgument(path + ":" + std::to_string(number) + ": unknown key '" + key + "'");
   }
   if (r.job_id.empty() || r.program.empty() || r.nodes.empty()) {

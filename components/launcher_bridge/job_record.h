@@ -1,6 +1,8 @@
-// What ftb-run keeps of a stopped job so that `ftb-run --resume JOB` can start
-// it again later from its durable (flushed) checkpoint: where it ran, how it
-// was started, and how far it got.
+// What ftb-run keeps of its job, in one file per job: while the job runs, its
+// journal (state "running": placement, attempt, correlation id and the keeper
+// of mpirun), so that a new `ftb-run --adopt JOB` can take the job over after
+// ftb-run itself died; once stopped (state "stopped"), what `ftb-run --resume
+// JOB` needs to start it again from its durable (flushed) checkpoint.
 //
 // Stored as a small text file, one `key=value` per line (a list repeats its
 // key), written to a temporary file, synced and renamed into place, so a
@@ -16,9 +18,9 @@ namespace ftb::launcher {
 
 struct JobRecord {
   std::string job_id;
-  std::string state;  // "stopped"
-  int attempt = 0;    // of the run that stopped
-  std::string corr;   // correlation id of the stop
+  std::string state;  // "running", "stopped", "finished", "failed"
+  int attempt = 0;    // of the current (or stopped) run
+  std::string corr;   // running: the run's correlation id; stopped: the stop's
   std::string level;  // of the checkpoint taken to stop ("L5")
   std::vector<std::string> nodes;
   std::vector<std::string> spares;
@@ -26,6 +28,11 @@ struct JobRecord {
   std::string mpirun;
   std::vector<std::string> mpirun_args;
   std::vector<std::string> program;  // the MPI program and its arguments
+  // While running:
+  int keeper_pid = 0;       // of `ftb-run --keep`, mpirun's parent
+  std::string exit_file;    // where the keeper writes mpirun's exit code
+  bool computing = false;   // every rank computes (not restoring)
+  std::vector<std::string> table;  // one node per entry: "name STATE ranks" (ranks "0,1" or "-")
 };
 
 // `dir`/<job>.job

@@ -41,12 +41,15 @@ void Launcher::jobState(const std::string& state, const std::string& corr, const
 }
 
 void Launcher::publishNodeStates(const std::string& corr) {
+  bool changed = false;
   for (const auto& node : table_.nodes()) {
     auto it = published_states_.find(node.name);
     if (it != published_states_.end() && it->second == node.state) continue;
     published_states_[node.name] = node.state;
+    changed = true;
     (void)channel_.publishNodeState(node.name, nodeStateName(node.state), corr);
   }
+  if (changed && job_.running()) saveJournal("running");  // a decision moved ranks
 }
 
 Status Launcher::launch() {
@@ -58,10 +61,17 @@ Status Launcher::launch() {
   spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap();
   spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
   if (!launch_corr_.empty()) spec.env["FTB_CORR_ID"] = launch_corr_;
+  if (!options_.keeper.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.state_dir, ec);
+    spec.keeper = {options_.keeper, "--keep", exitFile(), "--"};
+    spec.exit_file = exitFile();
+  }
   restored_.clear();
   computing_ = attempt_ == 0;  // a relaunch computes once every rank has restored
   if (Status s = job_.start(spec); !s.ok()) return s;
   publishNodeStates(launch_corr_);
+  saveJournal("running");
   jobState(attempt_ == 0 ? "launched" : options_.resumed_from && attempt_ == options_.resumed_from->attempt + 1
                                            ? "resumed"
                                            : "relaunched",
@@ -69,9 +79,52 @@ Status Launcher::launch() {
   return {};
 }
 
+Status Launcher::adoptJob() {
+  const JobRecord& journal = *options_.adopt;
+  if (Status s = job_.adopt(journal.keeper_pid, journal.exit_file); !s.ok()) return s;
+  attempt_ = journal.attempt;
+  launch_corr_ = journal.corr;
+  computing_ = journal.computing;
+  publishNodeStates(launch_corr_);
+  saveJournal("running");
+  jobState("adopted", launch_corr_, " (mpirun under keeper pid " + std::to_string(journal.keeper_pid) + ")");
+  return {};
+}
+
+JobRecord Launcher::journalRecord(const std::string& state) const {
+  JobRecord record = options_.record;
+  record.job_id = options_.job_id;
+  record.state = state;
+  record.attempt = attempt_;
+  record.corr = launch_corr_;
+  record.nodes.clear();
+  record.spares.clear();
+  for (const auto& node : table_.nodes()) {
+    if (!node.ranks.empty()) record.nodes.push_back(node.name);
+    else if (node.state == NodeState::kSpare) record.spares.push_back(node.name);
+  }
+  if (state == "running") {
+    record.keeper_pid = job_.pid();
+    record.exit_file = exitFile();
+    record.computing = computing_;
+    record.table = table_.describe();
+  }
+  return record;
+}
+
+void Launcher::saveJournal(const std::string& state) {
+  if (options_.keeper.empty()) return;  // no keeper, nothing to adopt (tests of the loop alone)
+  std::error_code ec;
+  std::filesystem::create_directories(options_.state_dir, ec);
+  const std::string path = jobRecordPath(options_.state_dir, options_.job_id);
+  if (Status s = saveJobRecord(path, journalRecord(state)); !s.ok()) {
+    spdlog::warn("job {}: journal not written: {}", options_.job_id, s.toString());
+  }
+}
+
 int Launcher::run() {
-  if (Status s = launch(); !s.ok()) {
-    spdlog::error("cannot start mpirun: {}", s.toString());
+  if (Status s = options_.adopt ? adoptJob() : launch(); !s.ok()) {
+    spdlog::error("cannot {} the job: {}", options_.adopt ? "adopt" : "start", s.toString());
     return 1;
   }
   if (options_.checkpoint_every_s > 0) {
@@ -239,6 +292,7 @@ void Launcher::handleRuntime(const Event& event) {
     restored_.insert(std::atoi(tag(event, "rank").c_str()));
     if (static_cast<int>(restored_.size()) == table_.rankCount()) {
       computing_ = true;
+      saveJournal("running");
       jobState("running", launch_corr_, " again");
     }
   }
@@ -342,18 +396,9 @@ int Launcher::finishStop(int code) {
                   stop.done.size(), table_.rankCount());
     return code == 0 ? 1 : code;
   }
-  JobRecord record = options_.record;
-  record.job_id = options_.job_id;
-  record.state = "stopped";
-  record.attempt = attempt_;
+  JobRecord record = journalRecord("stopped");
   record.corr = stop.corr;
   record.level = options_.stop_level;
-  record.nodes.clear();
-  record.spares.clear();
-  for (const auto& node : table_.nodes()) {
-    if (!node.ranks.empty()) record.nodes.push_back(node.name);
-    else if (node.state == NodeState::kSpare) record.spares.push_back(node.name);
-  }
   const std::string path = jobRecordPath(options_.state_dir, options_.job_id);
   std::error_code ec;
   std::filesystem::create_directories(options_.state_dir, ec);
@@ -390,6 +435,7 @@ std::optional<int> Launcher::onExit(int code) {
     while (!recovery_ && steady_clock::now() < until) pump(milliseconds(50));
   }
   if (!recovery_ && code == 0) {
+    saveJournal("finished");
     jobState("finished", launch_corr_);
     return 0;
   }
@@ -398,6 +444,7 @@ std::optional<int> Launcher::onExit(int code) {
                            {{"corr", recovery_ ? recovery_->corr : launch_corr_}, {"exit_code", std::to_string(code)},
                             {"attempt", std::to_string(attempt_)}, {"state", "failed"}});
     spdlog::error("job {} failed: exit {} and no restarts left ({})", options_.job_id, code, options_.max_restarts);
+    saveJournal("failed");
     return code == 0 ? 1 : code;
   }
   ++attempt_;

@@ -46,8 +46,12 @@ struct LauncherOptions {
   std::string state_dir = "/var/lib/ftb-run";
   std::string stop_level = "L5";
   int stop_deadline_ms = 60000;
-  JobRecord record;             // how this job was started (saved on a stop)
+  JobRecord record;             // how this job was started (journal and stop record)
   std::optional<JobRecord> resumed_from;  // --resume: the run continues this stopped one
+  // mpirun runs under `keeper` + {"--keep", <state_dir>/<job>.exit, "--"} (ftb-run
+  // itself), so that the job outlives this ftb-run and can be adopted.
+  std::string keeper;
+  std::optional<JobRecord> adopt;  // --adopt: the journal of the job to take over
 };
 
 // What an operator publishes to stop a job for a later resume
@@ -82,6 +86,12 @@ class Launcher {
   };
 
   Status launch();
+  Status adoptJob();
+  // The job's record in `state` ("running": its journal), and its writing to
+  // <state_dir>/<job>.job; a failure to write is logged, not fatal.
+  JobRecord journalRecord(const std::string& state) const;
+  void saveJournal(const std::string& state);
+  std::string exitFile() const { return options_.state_dir + "/" + options_.job_id + ".exit"; }
   void handle(const Event& event);
   void decide(const Event& event);  // through the policy, then FTB_DECISION and execute()
   // Waits for the next event up to `timeout` (less while deaths settle) and

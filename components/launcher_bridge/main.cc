@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -54,6 +55,9 @@ std::vector<std::string> subscriptions(const std::vector<ftb::launcher::Rule>& r
 
 int main(int argc, char** argv) {
   using namespace ftb::launcher;
+  if (argc > 3 && std::string(argv[1]) == "--keep" && std::string(argv[3]) == "--") {
+    return keepProcess(argv[2], std::vector<std::string>(argv + 4, argv + argc));
+  }
   if (argc > 1 && std::string(argv[1]) == "--rank-exec") {
     std::vector<std::string> program(argv + 2, argv + argc);
     if (!program.empty() && program[0] == "--") program.erase(program.begin());
@@ -72,7 +76,10 @@ int main(int argc, char** argv) {
       "Usage: ftb-run --job ID --nodes n1,n2,n3 --spares n4 [options] -- program args",
       "ftb-run"};
   app.add_option("--job", options.job_id, "Job id, [A-Z0-9_]+ (namespaces FTB.JL.<job>, FTB.NLA.<job>)");
-  std::string stop_job, resume_job;
+  std::string stop_job, resume_job, adopt_job;
+  app.add_option("--adopt", adopt_job,
+                 "Take over a running job whose ftb-run died, from its journal in --state-dir, without "
+                 "restarting it");
   app.add_option("--stop", stop_job,
                  "Ask the ftb-run managing this job to checkpoint it at --stop-level and stop it for a later "
                  "--resume; waits for the answer (exit 0 stopped, 1 refused or failed, 3 no answer)");
@@ -158,9 +165,36 @@ int main(int argc, char** argv) {
     if (options.job.mpirun_args.empty()) options.job.mpirun_args = record->mpirun_args;
     options.resumed_from = *record;
   }
+  if (!adopt_job.empty()) {
+    auto journal = loadJobRecord(jobRecordPath(options.state_dir, adopt_job));
+    if (!journal.ok()) {
+      std::cerr << "ftb-run: --adopt " << adopt_job << ": " << journal.status().message() << "\n";
+      return 2;
+    }
+    if (journal->state != "running") {
+      std::cerr << "ftb-run: job " << adopt_job << " is recorded as '" << journal->state << "': nothing to adopt"
+                << (journal->state == "stopped" ? " (ftb-run --resume starts it again)" : "") << "\n";
+      return 2;
+    }
+    options.job_id = adopt_job;
+    program = journal->program;
+    options.job.mpirun = journal->mpirun;
+    options.job.mpirun_args = journal->mpirun_args;
+    ranks_per_node = journal->ranks_per_node;
+    options.adopt = *journal;
+  }
   if (options.job_id.empty()) {
-    std::cerr << "ftb-run: --job is required (or --stop JOB, --resume JOB)\n";
+    std::cerr << "ftb-run: --job is required (or --stop JOB, --resume JOB, --adopt JOB)\n";
     return 2;
+  }
+  if (adopt_job.empty() && !options.dry_run) {
+    // One ftb-run per job: a live one (or its job, under its keeper) is adopted, not doubled.
+    auto journal = loadJobRecord(jobRecordPath(options.state_dir, options.job_id));
+    if (journal.ok() && journal->state == "running" && journal->keeper_pid > 0 && kill(journal->keeper_pid, 0) == 0) {
+      std::cerr << "ftb-run: job " << options.job_id << " is running (mpirun's keeper is pid " << journal->keeper_pid
+                << "): take it over with ftb-run --adopt " << options.job_id << "\n";
+      return 2;
+    }
   }
   if (!std::regex_match(options.job_id, std::regex("[A-Z0-9_]+"))) {
     std::cerr << "ftb-run: --job '" << options.job_id << "' must be upper case letters, digits and _\n";
@@ -200,11 +234,13 @@ int main(int argc, char** argv) {
               << rules.status().message() << "\n";
     return 2;
   }
-  auto table = NodeTable::create(node_list, spare_list, ranks_per_node);
+  auto table = options.adopt ? NodeTable::restore(options.adopt->table)
+                             : NodeTable::create(node_list, spare_list, ranks_per_node);
   if (!table.ok()) {
     std::cerr << "ftb-run: " << table.status().message() << " (--nodes, --spares, --ranks-per-node)\n";
     return 2;
   }
+  if (!options.dry_run) options.keeper = selfPath();
   options.record.ranks_per_node = ranks_per_node;
   options.record.mpirun = options.job.mpirun;
   options.record.mpirun_args = options.job.mpirun_args;

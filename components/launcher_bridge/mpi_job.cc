@@ -1,11 +1,15 @@
 #include "components/launcher_bridge/mpi_job.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 namespace ftb::launcher {
@@ -37,11 +41,16 @@ std::vector<std::string> mpirunCommand(const MpiJobSpec& spec) {
 
 MpiJob::~MpiJob() {
   if (running()) terminate(1000);
+  if (pidfd_ >= 0) ::close(pidfd_);
 }
 
 Status MpiJob::start(const MpiJobSpec& spec) {
   if (running()) return failedPrecondition("the job is still running");
   std::vector<std::string> cmd = mpirunCommand(spec);
+  if (!spec.keeper.empty()) {
+    ::unlink(spec.exit_file.c_str());  // an earlier run's
+    cmd.insert(cmd.begin(), spec.keeper.begin(), spec.keeper.end());
+  }
   pid_t pid = fork();
   if (pid < 0) return internalError("fork failed");
   if (pid == 0) {
@@ -60,7 +69,47 @@ Status MpiJob::start(const MpiJobSpec& spec) {
 
 namespace {
 int exitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+std::optional<int> readExitFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return std::nullopt;
+  int code = 0;
+  const bool ok = std::fscanf(f, "%d", &code) == 1;
+  std::fclose(f);
+  return ok ? std::optional<int>(code) : std::nullopt;
+}
 }  // namespace
+
+Status MpiJob::adopt(pid_t keeper_pid, const std::string& exit_file) {
+  if (running()) return failedPrecondition("a job is running already");
+  const int fd = static_cast<int>(syscall(SYS_pidfd_open, keeper_pid, 0));
+  exit_file_ = exit_file;
+  if (fd < 0) {
+    pid_ = -1;
+    if (auto code = readExitFile(exit_file)) {
+      ended_ = code;  // it ended while nobody watched: poll() reports it
+      return {};
+    }
+    return notFound("the job's keeper (pid " + std::to_string(keeper_pid) + ") is gone and left no exit code in " +
+                    exit_file);
+  }
+  pidfd_ = fd;
+  pid_ = keeper_pid;
+  return {};
+}
+
+std::optional<int> MpiJob::reap(bool block) {
+  if (pidfd_ >= 0) {
+    pollfd p{pidfd_, POLLIN, 0};
+    if (::poll(&p, 1, block ? -1 : 0) <= 0) return std::nullopt;
+    ::close(pidfd_);
+    pidfd_ = -1;
+    return readExitFile(exit_file_).value_or(128 + SIGKILL);
+  }
+  int status = 0;
+  if (waitpid(pid_, &status, block ? 0 : WNOHANG) != pid_) return std::nullopt;
+  return exitCode(status);
+}
 
 std::optional<int> MpiJob::poll() {
   if (ended_) {
@@ -69,30 +118,54 @@ std::optional<int> MpiJob::poll() {
     return code;
   }
   if (!running()) return std::nullopt;
-  int status = 0;
-  if (waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
-  pid_ = -1;
-  return exitCode(status);
+  auto code = reap(false);
+  if (code) pid_ = -1;
+  return code;
 }
 
 void MpiJob::terminate(int grace_ms) {
   if (!running()) return;
   kill(-pid_, SIGTERM);
   for (int waited = 0; waited < grace_ms; waited += 20) {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    if (auto code = reap(false)) {
       pid_ = -1;
-      ended_ = exitCode(status);
+      ended_ = code;
       return;
     }
     timespec ts{0, 20'000'000};
     nanosleep(&ts, nullptr);
   }
   kill(-pid_, SIGKILL);  // mpirun may ignore SIGTERM while it waits for a lost node
-  int status = 0;
-  waitpid(pid_, &status, 0);
+  ended_ = reap(true);
   pid_ = -1;
-  ended_ = exitCode(status);
+}
+
+int keepProcess(const std::string& exit_file, const std::vector<std::string>& program) {
+  if (program.empty()) return 2;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_IGN);
+  const pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_DFL);  // ignored ones survive exec
+    std::vector<char*> args;
+    for (const auto& a : program) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = exitCode(status);
+  const std::string tmp = exit_file + ".tmp";
+  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+    std::fprintf(f, "%d\n", code);
+    std::fflush(f);
+    fsync(fileno(f));
+    std::fclose(f);
+    std::rename(tmp.c_str(), exit_file.c_str());
+  }
+  return code;
 }
 
 }  // namespace ftb::launcher

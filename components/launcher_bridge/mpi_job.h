@@ -22,6 +22,11 @@ struct MpiJobSpec {
   int ranks = 0;
   std::vector<std::string> program;          // what every rank runs
   std::map<std::string, std::string> env;    // set here and exported to the ranks (-x)
+  // When set, mpirun runs under this keeper command (`ftb-run --keep FILE --`):
+  // it outlives ftb-run and writes mpirun's exit code to `exit_file`, so that a
+  // new ftb-run can adopt the job (ftb-run --adopt).
+  std::vector<std::string> keeper;
+  std::string exit_file;
 };
 
 // The mpirun command line for `spec` (also what --dry-run prints).
@@ -35,7 +40,13 @@ class MpiJob {
   MpiJob& operator=(const MpiJob&) = delete;
 
   Status start(const MpiJobSpec& spec);
+  // Takes over a job another ftb-run started with a keeper: `keeper_pid` is
+  // watched through a pidfd (it is not our child) and its exit code read from
+  // `exit_file` (128 + SIGKILL when the keeper died without writing it).
+  // kNotFound when that process is gone and left no exit code.
+  Status adopt(pid_t keeper_pid, const std::string& exit_file);
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   // The exit code once it has ended (signals as 128 + signal), without
   // waiting; reported once, also after terminate().
   std::optional<int> poll();
@@ -44,8 +55,20 @@ class MpiJob {
   void terminate(int grace_ms = 3000);
 
  private:
+  // The exit code of an ended job: waitpid for our child, the pidfd and the
+  // exit file for an adopted one; nullopt while it runs (or with `block`, waits).
+  std::optional<int> reap(bool block);
+
   pid_t pid_ = -1;
+  int pidfd_ = -1;            // adopted: the keeper's pidfd
+  std::string exit_file_;
   std::optional<int> ended_;  // reaped by terminate(), not yet reported by poll()
 };
+
+// `ftb-run --keep FILE -- program...`: runs the program as a child, ignoring
+// SIGTERM/SIGINT/SIGHUP itself (they reach the program through the process
+// group), and writes its exit code (128 + signal) to FILE, aside and renamed
+// into place; returns that code.
+int keepProcess(const std::string& exit_file, const std::vector<std::string>& program);
 
 }  // namespace ftb::launcher

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 namespace ftb::launcher {
 
@@ -35,6 +36,52 @@ Result<NodeTable> NodeTable::create(const std::vector<std::string>& nodes,
     table.nodes_.push_back({.name = name, .state = NodeState::kSpare});
   }
   table.rank_count_ = rank;
+  return table;
+}
+
+std::vector<std::string> NodeTable::describe() const {
+  std::vector<std::string> lines;
+  for (const auto& node : nodes_) {
+    std::string ranks;
+    for (int r : node.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    lines.push_back(node.name + " " + std::string(nodeStateName(node.state)) + " " + (ranks.empty() ? "-" : ranks));
+  }
+  return lines;
+}
+
+Result<NodeTable> NodeTable::restore(const std::vector<std::string>& lines) {
+  NodeTable table;
+  std::set<int> ranks;
+  for (const auto& line : lines) {
+    std::istringstream in(line);
+    std::string name, state, list;
+    if (!(in >> name >> state >> list)) return invalidArgument("node table line '" + line + "' is not 'name STATE ranks'");
+    NodeInfo node{.name = name};
+    bool known = false;
+    for (NodeState s : {NodeState::kReady, NodeState::kSpare, NodeState::kArm, NodeState::kInactive}) {
+      if (nodeStateName(s) == state) {
+        node.state = s;
+        known = true;
+      }
+    }
+    if (!known) return invalidArgument("node table line '" + line + "': unknown state " + state);
+    if (list != "-") {
+      std::istringstream items(list);
+      for (std::string item; std::getline(items, item, ',');) {
+        char* end = nullptr;
+        const long r = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || r < 0 || !ranks.insert(static_cast<int>(r)).second) {
+          return invalidArgument("node table line '" + line + "': bad or repeated rank '" + item + "'");
+        }
+        node.ranks.push_back(static_cast<int>(r));
+      }
+    }
+    table.nodes_.push_back(std::move(node));
+  }
+  if (ranks.empty() || *ranks.rbegin() != static_cast<int>(ranks.size()) - 1) {
+    return invalidArgument("the node table's ranks are not 0..N-1");
+  }
+  table.rank_count_ = static_cast<int>(ranks.size());
   return table;
 }
 

@@ -33,6 +33,11 @@ class NodeTable {
   static Result<NodeTable> create(const std::vector<std::string>& nodes,
                                   const std::vector<std::string>& spares, int ranks_per_node);
 
+  // One line per node, "name STATE ranks" (ranks "0,1" or "-"), for the job's
+  // journal; restore() reads them back. kInvalidArgument naming a bad line.
+  std::vector<std::string> describe() const;
+  static Result<NodeTable> restore(const std::vector<std::string>& lines);
+
   const NodeInfo* find(std::string_view name) const;
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   int rankCount() const { return rank_count_; }

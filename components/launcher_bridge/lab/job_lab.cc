@@ -75,12 +75,20 @@ pid_t JobLab::launch(const std::string& job, std::vector<std::string> argv, std:
   setenv("FTB_AGENT_ENDPOINT", lab.headEndpoint().c_str(), 1);
   log = lab.dir() + "/ftb-run-" + job + ".log";
   argv.insert(argv.end(), {runfile("components/launcher_bridge/ftb-run"), "--job", job, "--ranks-per-node",
-                           std::to_string(shape.ranks_per_node), "--checkpoint-deadline-ms", "4000"});
+                           std::to_string(shape.ranks_per_node), "--checkpoint-deadline-ms", "4000",
+                           "--state-dir", lab.dir() + "/ftb-run-state"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--");
   argv.push_back(runfile("components/mpi_bridge/examples/stencil"));
   argv.insert(argv.end(), shape.stencil.begin(), shape.stencil.end());
   return lab.spawn(lab.inHead(argv), log);
+}
+
+pid_t JobLab::adopt(const std::string& job) {
+  log = lab.dir() + "/ftb-run-" + job + "-adopted.log";
+  return lab.spawn(lab.inHead({runfile("components/launcher_bridge/ftb-run"), "--adopt", job, "--state-dir",
+                               lab.dir() + "/ftb-run-state", "--checkpoint-deadline-ms", "4000"}),
+                   log);
 }
 
 std::string JobLab::logTail() const {

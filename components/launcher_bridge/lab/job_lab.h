@@ -60,6 +60,9 @@ class JobLab {
   // "n1,n2,n3,n4", "--"}) without --nodes: ftb-run takes the allocation's.
   pid_t startInAllocation(const std::string& job, const std::vector<std::string>& allocation,
                           std::vector<std::string> extra);
+  // Starts `ftb-run --adopt JOB` in the head: a new launcher taking over the
+  // job from the journal the last start() left in the lab's state directory.
+  pid_t adopt(const std::string& job);
   // Waits for ftb-run to end; returns the stencil's last RESULT line (checked: exit 0).
   std::string finish(pid_t pid);
   // The first event from index `from` matching `p`; fails the test with ftb-run's log otherwise.

@@ -102,6 +102,36 @@ BOOST_AUTO_TEST_CASE(fan_failure_on_n2_moves_its_ranks_to_the_spare) {
   lab.require(ftb::ipmi::testing::named("FTB_IPMI_NORMAL", "n2"), "FTB_IPMI_NORMAL of n2");
 }
 
+// ftb-run itself SIGKILLed mid-run: the job computes on unmanaged under its
+// keeper; `ftb-run --adopt` takes it over from the journal without restarting
+// it, and a fan failure after that still migrates n2's ranks to the spare.
+BOOST_AUTO_TEST_CASE(a_launcher_killed_mid_run_is_adopted_and_a_later_fan_failure_still_migrates) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  Lab lab;
+  lab.shape.stencil.back() = "80";  // --iteration-ms: time for the kill and the adoption (same answer)
+  pid_t first = lab.start("ADOPT", {"--spares", "n4"});
+  lab.awaitComputing("ADOPT");
+  const std::size_t before_kill = lab.story->size();
+  BOOST_REQUIRE(kill(first, SIGKILL) == 0);
+  BOOST_REQUIRE(ftb::launcher::lab::waitExit(first, 10000).has_value());
+
+  pid_t second = lab.adopt("ADOPT");
+  Event adopted = lab.require(is("FTB_JOB_STATE", {{"state", "adopted"}}), "the adoption", before_kill);
+  BOOST_TEST(tag(adopted, "attempt") == "0");  // the same run: nothing was restarted
+  lab.awaitComputing("ADOPT");                 // the new launcher relays requests and every rank answers
+  BOOST_TEST(!lab.story->waitFor(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}}), 0ms));
+
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");  // FAN1 to 0 RPM
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the migrate decision",
+                               before_kill);
+  BOOST_TEST(tag(decision, "target") == "n4");
+  const std::string corr = tag(decision, "corr");
+  lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  lab.requireRestored(corr, {2, 3});
+  BOOST_TEST(lab.finish(second) == expected);
+}
+
 BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_memory) {
   if (skipped()) return;
   const std::string expected = baseline();

@@ -37,6 +37,10 @@ JobRecord sample() {
   r.mpirun = "mpirun";
   r.mpirun_args = {"--mca", "btl self,vader,tcp"};
   r.program = {"/usr/bin/stencil", "--iterations", "100", "an argument with = and spaces"};
+  r.keeper_pid = 4242;
+  r.exit_file = "/var/lib/ftb-run/J7.exit";
+  r.computing = true;
+  r.table = {"n1 MIGRATION_READY 0,1,2,3", "n2 MIGRATION_INACTIVE -", "n9 MIGRATION_READY 4,5,6,7"};
   return r;
 }
 
@@ -62,6 +66,10 @@ BOOST_AUTO_TEST_CASE(a_saved_record_reads_back_the_same) {
   BOOST_CHECK_EQUAL(r->mpirun, want.mpirun);
   BOOST_TEST(r->mpirun_args == want.mpirun_args, boost::test_tools::per_element());
   BOOST_TEST(r->program == want.program, boost::test_tools::per_element());
+  BOOST_CHECK_EQUAL(r->keeper_pid, want.keeper_pid);
+  BOOST_CHECK_EQUAL(r->exit_file, want.exit_file);
+  BOOST_CHECK_EQUAL(r->computing, want.computing);
+  BOOST_TEST(r->table == want.table, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_record_says_how_records_are_made) {

@@ -62,3 +62,23 @@ BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_block_merges_into_a_neighbour) {
   BOOST_TEST(t->hostList() == "n2:6");
   BOOST_TEST(!t->mergeIntoNeighbour("n2").ok());  // nobody left to take them
 }
+
+BOOST_AUTO_TEST_CASE(a_described_table_restores_the_same_after_a_migration) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST_REQUIRE(t.armSpare().has_value());
+  BOOST_TEST_REQUIRE(t.moveRanks("n2", "n4").ok());
+  auto r = NodeTable::restore(t.describe());
+  BOOST_TEST_REQUIRE(r.ok(), r.status().toString());
+  BOOST_TEST(r->describe() == t.describe(), boost::test_tools::per_element());
+  BOOST_TEST(r->hostList() == "n1:2,n4:2,n3:2");
+  BOOST_TEST(r->rankCount() == 6);
+  BOOST_TEST((r->find("n2")->state == NodeState::kInactive));
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_journal_table_is_refused) {
+  for (const std::vector<std::string>& lines :
+       {std::vector<std::string>{"n1 MIGRATION_READY"}, {"n1 READY 0,1"}, {"n1 MIGRATION_READY 0,x"},
+        {"n1 MIGRATION_READY 0,1", "n2 MIGRATION_READY 1,2"}, {"n1 MIGRATION_READY 1,2"}, {}}) {
+    BOOST_TEST(!NodeTable::restore(lines).ok());
+  }
+}
