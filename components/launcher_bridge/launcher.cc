@@ -79,6 +79,31 @@ Status Launcher::launch() {
   return {};
 }
 
+void Launcher::replenishSpares() {
+  const int missing = options_.min_spares - table_.spareCount();
+  if (missing <= 0 || steady_clock::now() < next_grow_) return;
+  next_grow_ = steady_clock::now() + std::chrono::seconds(options_.grow_retry_s);
+  auto granted = admin_.requestNodes(missing, options_.job_id);
+  if (!granted.ok()) {
+    spdlog::warn("job {}: {} of {} spares; no new node: {} (asking again in {} s)", options_.job_id,
+                 table_.spareCount(), options_.min_spares, granted.status().message(), options_.grow_retry_s);
+    return;
+  }
+  const std::string corr = options_.job_id + "-G" + std::to_string(++grows_);
+  for (const auto& node : *granted) {
+    if (Status s = table_.addSpare(node); !s.ok()) {
+      spdlog::warn("granted node {}: {}", node, s.message());
+      continue;
+    }
+    (void)channel_.publish("FTB_DECISION", "new spare " + node + " from " + admin_.name(),
+                           {{"corr", corr}, {"rule", "min-spares"}, {"action", "grow"}, {"node", node},
+                            {"dry_run", "0"}});
+    spdlog::info("job {}: {} granted {} as a spare", options_.job_id, admin_.name(), node);
+  }
+  publishNodeStates(corr);
+  saveJournal("running");
+}
+
 Status Launcher::adoptJob() {
   const JobRecord& journal = *options_.adopt;
   if (Status s = job_.adopt(journal.keeper_pid, journal.exit_file); !s.ok()) return s;
@@ -132,6 +157,7 @@ int Launcher::run() {
   }
   for (;;) {
     pump(milliseconds(50));
+    if (!options_.dry_run && !recovery_) replenishSpares();
     const auto now = steady_clock::now();
     if (checkpoint_ && now > checkpoint_->deadline) finishCheckpoint(true);
     // Timer checkpoints only while the ranks compute (not during a relaunch).

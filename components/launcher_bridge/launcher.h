@@ -52,6 +52,9 @@ struct LauncherOptions {
   // itself), so that the job outlives this ftb-run and can be adopted.
   std::string keeper;
   std::optional<JobRecord> adopt;  // --adopt: the journal of the job to take over
+  // Fewer SPARE nodes than this: ask the resource manager for the rest (NodeAdmin::requestNodes).
+  int min_spares = 1;
+  int grow_retry_s = 30;  // after a refusal, ask again this much later
 };
 
 // What an operator publishes to stop a job for a later resume
@@ -108,6 +111,8 @@ class Launcher {
   // The job ended with `code`; returns the program's exit code when ftb-run is done.
   std::optional<int> onExit(int code);
   void publishNodeStates(const std::string& corr);
+  // Below --min-spares: new nodes from the resource manager join as spares.
+  void replenishSpares();
   void jobState(const std::string& state, const std::string& corr, const std::string& extra = "");
 
   LauncherOptions options_;
@@ -128,6 +133,8 @@ class Launcher {
   std::map<std::string, NodeState> published_states_;
   std::chrono::steady_clock::time_point next_timer_checkpoint_;
   int timer_checkpoints_ = 0;
+  std::chrono::steady_clock::time_point next_grow_;  // no request for nodes before this
+  int grows_ = 0;
 };
 
 // A Tags value for a rank list: "2,3".

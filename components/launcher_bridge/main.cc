@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
   app.add_option("--resume", resume_job,
                  "Start a job stopped with --stop again from its checkpoint, on --nodes (default: where it ran) "
                  "with its recorded program, unless another is given after --");
+  app.add_option("--min-spares", options.min_spares,
+                 "Inside Slurm: with fewer spares than this, ask Slurm for more nodes (a companion allocation)")
+      ->capture_default_str();
   app.add_option("--state-dir", options.state_dir, "Where the records of stopped jobs are kept")
       ->capture_default_str();
   app.add_option("--stop-level", options.stop_level, "Checkpoint level taken to stop (one that outlives the job)")
@@ -260,8 +263,10 @@ int main(int argc, char** argv) {
   Policy policy(std::move(*rules), *table, options.job_id);
   spdlog::info("job {}: nodes {} spares {} node admin {}{}", options.job_id, table->hostList(), spares,
                admin.name(), options.dry_run ? " (dry run)" : "");
+  if (!use_slurm) options.min_spares = 0;  // nobody to ask
   Launcher launcher(options, **channel, policy, *table, admin);
   int code = launcher.run();
+  admin.releaseNodes();
   (*channel)->close();
   return code;
 }

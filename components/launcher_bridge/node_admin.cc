@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <regex>
+#include <sstream>
 #include <vector>
 
 namespace ftb::launcher {
@@ -46,6 +48,39 @@ Status SlurmNodeAdmin::drain(const std::string& node, const std::string& reason)
 Status SlurmNodeAdmin::resume(const std::string& node) {
   auto r = runProgram({scontrol_, "update", "nodename=" + node, "state=resume"});
   return r.ok() ? Status{} : r.status();
+}
+
+std::optional<std::string> grantedJobId(const std::string& salloc_output) {
+  std::smatch m;
+  if (std::regex_search(salloc_output, m, std::regex("Granted job allocation ([0-9]+)"))) return m[1].str();
+  return std::nullopt;
+}
+
+Result<std::vector<std::string>> SlurmNodeAdmin::requestNodes(int count, const std::string& job_id) {
+  auto granted = runProgram({"salloc", "--no-shell", "--immediate=10", "-N", std::to_string(count),
+                             "--job-name=ftb-spare-" + job_id});
+  if (!granted.ok()) return unavailable("salloc: " + granted.status().message());
+  auto id = grantedJobId(*granted);
+  if (!id) return unavailable("salloc granted nothing: " + *granted);
+  companions_.push_back(*id);
+  auto list = runProgram({"squeue", "-h", "-j", *id, "-o", "%N"});
+  if (!list.ok()) return unavailable("squeue: " + list.status().message());
+  std::string nodelist = *list;
+  while (!nodelist.empty() && (nodelist.back() == '\n' || nodelist.back() == ' ')) nodelist.pop_back();
+  auto hosts = runProgram({scontrol_, "show", "hostnames", nodelist});
+  if (!hosts.ok()) return unavailable("scontrol show hostnames: " + hosts.status().message());
+  std::vector<std::string> nodes;
+  std::istringstream in(*hosts);
+  for (std::string host; std::getline(in, host);) {
+    if (!host.empty()) nodes.push_back(host);
+  }
+  if (nodes.empty()) return unavailable("Slurm job " + *id + " has no nodes");
+  return nodes;
+}
+
+void SlurmNodeAdmin::releaseNodes() {
+  for (const auto& id : companions_) (void)runProgram({"scancel", id});
+  companions_.clear();
 }
 
 }  // namespace ftb::launcher

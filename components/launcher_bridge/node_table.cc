@@ -85,6 +85,18 @@ Result<NodeTable> NodeTable::restore(const std::vector<std::string>& lines) {
   return table;
 }
 
+Status NodeTable::addSpare(const std::string& name) {
+  if (name.empty()) return invalidArgument("empty spare node name");
+  if (find(name) != nullptr) return invalidArgument("node '" + name + "' is in the table already");
+  nodes_.push_back({.name = name, .state = NodeState::kSpare});
+  return {};
+}
+
+int NodeTable::spareCount() const {
+  return static_cast<int>(std::count_if(nodes_.begin(), nodes_.end(),
+                                        [](const NodeInfo& n) { return n.state == NodeState::kSpare; }));
+}
+
 const NodeInfo* NodeTable::find(std::string_view name) const {
   for (const auto& node : nodes_) {
     if (node.name == name) return &node;

@@ -54,6 +54,9 @@ class NodeTable {
   Status markInactive(std::string_view name);
   // An INACTIVE node without ranks becomes a SPARE again.
   Status markSpare(std::string_view name);
+  // A new node (granted by the resource manager) joins as a SPARE.
+  Status addSpare(const std::string& name);
+  int spareCount() const;
 
   // mpirun's host list in rank order, "n1:2,n4:2,n3:2".
   std::string hostList() const;

@@ -250,3 +250,49 @@ BOOST_AUTO_TEST_CASE(inside_a_slurm_allocation_drains_the_failing_node_and_resum
   unsetenv("OMPI_MCA_plm");
   unsetenv("SLURM_CONF");
 }
+
+// Inside an allocation of n1..n4 (n4 the spare), with n5 idle in the cluster:
+// a fan failure on n2 uses the spare; ftb-run, now below --min-spares 1, asks
+// Slurm for a node (a companion allocation) and gets n5 as a new spare; a fan
+// failure on n3 then moves its ranks to n5. The companion allocation ends with
+// ftb-run.
+BOOST_AUTO_TEST_CASE(inside_slurm_a_used_up_spare_is_replaced_by_a_new_node_from_slurm) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  JobShape shape = labShape();
+  shape.nodes.push_back("n5");
+  JobLab lab(shape);
+  lab.lab.startSlurm();
+  setenv("SLURM_CONF", lab.lab.slurmConf().c_str(), 1);
+  setenv("OMPI_MCA_plm", "rsh", 1);
+  setenv("OMPI_MCA_ras", "^slurm", 1);
+  pid_t pid = lab.startInAllocation("GROW", {"salloc", "--quiet", "-w", "n1,n2,n3,n4", "--"}, {});
+  lab.awaitComputing("GROW");
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");
+  Event first = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the first migration");
+  BOOST_TEST(tag(first, "target") == "n4");
+  lab.requireRestored(tag(first, "corr"), {2, 3});
+  Event grow = lab.require(is("FTB_DECISION", {{"action", "grow"}, {"node", "n5"}}), "n5 granted by Slurm");
+  lab.require(is("FTB_NLA_STATE", {{"host", "n5"}, {"state", "MIGRATION_SPARE"}}), "n5 a spare");
+  BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState("n5").rfind("alloc", 0) == 0; }),
+             lab.lab.slurmState("n5"));
+  lab.bmcs["n3"]->command("sensor_set_value 0x20 0 3 0 1");
+  Event second = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n3"}}), "the second migration");
+  BOOST_TEST(tag(second, "target") == "n5");
+  lab.requireRestored(tag(second, "corr"), {4, 5});
+  BOOST_TEST(lab.finish(pid) == expected);
+  // Both allocations ended with ftb-run (n5's companion one too); the failing
+  // nodes stay drained with ftb's reason, the others are idle.
+  for (const char* node : {"n1", "n4", "n5"}) {
+    BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState(node).rfind("idle", 0) == 0; }),
+               node << ": " << lab.lab.slurmState(node));
+  }
+  for (const char* node : {"n2", "n3"}) {
+    BOOST_TEST(ftb::testing::waitFor([&] { return lab.lab.slurmState(node).find("ftb: migrated off") != std::string::npos; }),
+               node << ": " << lab.lab.slurmState(node));
+  }
+  BOOST_TEST(tag(grow, "rule") == "min-spares");
+  unsetenv("OMPI_MCA_ras");
+  unsetenv("OMPI_MCA_plm");
+  unsetenv("SLURM_CONF");
+}

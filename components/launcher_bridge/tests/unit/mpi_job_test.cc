@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "components/launcher_bridge/mpi_job.h"
+#include "components/launcher_bridge/node_admin.h"
 
 using namespace ftb::launcher;
 
@@ -57,4 +58,9 @@ BOOST_AUTO_TEST_CASE(no_sigkill_grace_unless_the_caller_sets_one) {
   cmd = mpirunCommand(spec());
   BOOST_TEST(std::count(cmd.begin(), cmd.end(), "odls_base_sigkill_timeout") == 0);
   unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+}
+
+BOOST_AUTO_TEST_CASE(the_granted_slurm_job_id_is_read_from_salloc) {
+  BOOST_TEST(ftb::launcher::grantedJobId("salloc: Granted job allocation 1234\n").value_or("") == "1234");
+  BOOST_TEST(!ftb::launcher::grantedJobId("salloc: error: Unable to allocate resources: Requested nodes are busy\n"));
 }

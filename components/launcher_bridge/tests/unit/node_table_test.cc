@@ -82,3 +82,18 @@ BOOST_AUTO_TEST_CASE(a_bad_journal_table_is_refused) {
     BOOST_TEST(!NodeTable::restore(lines).ok());
   }
 }
+
+BOOST_AUTO_TEST_CASE(a_granted_node_joins_as_a_spare_and_is_used_by_the_next_migration) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST_REQUIRE(t.armSpare().has_value());
+  BOOST_TEST_REQUIRE(t.moveRanks("n2", "n4").ok());
+  BOOST_TEST(t.spareCount() == 0);
+  BOOST_TEST(!t.addSpare("n1").ok());  // in the table already
+  BOOST_TEST_REQUIRE(t.addSpare("n5").ok());
+  BOOST_TEST(t.spareCount() == 1);
+  auto spare = t.armSpare();
+  BOOST_TEST_REQUIRE(spare.has_value());
+  BOOST_TEST(*spare == "n5");
+  BOOST_TEST_REQUIRE(t.moveRanks("n3", "n5").ok());
+  BOOST_TEST(t.hostList() == "n1:2,n4:2,n5:2");
+}
