@@ -73,7 +73,9 @@ class Agent : private tree::TreeHost {
 
   // agent_lifecycle.cc: SIGHUP and SIGTERM.
   void reloadConfig();         // answers the requesters of this reload
-  bool applyReloadedConfig();  // false: refused, the current configuration stays
+  // The answer for `ftb-agent --reload`: kReloadApplied, kReloadAppliedRestartPending,
+  // or kReloadRefused (the current configuration stays).
+  int applyReloadedConfig();
   void drainOnShutdown();
 
   // agent.cc: the loop, sessions and sending.

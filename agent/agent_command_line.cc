@@ -12,7 +12,9 @@ std::unique_ptr<CLI::App> makeAgentCommandLine(AgentConfig& config) {
       "Routes namespaced, severity-tagged events from publishers to every subscriber\n"
       "whose filter matches. Runs with embedded defaults; every option can also be\n"
       "set in the file given by --config (key = value, same names without dashes).\n"
-      "SIGHUP re-reads the configuration (log level, limits, tree seeds, policy);\n"
+      "SIGHUP re-reads the configuration and applies the settings marked 'a reload\n"
+      "applies it'; a changed setting that takes effect at restart keeps its running\n"
+      "value and the reload names it in the log and the service status;\n"
       "SIGTERM stops after flushing queued events to their next hop.",
       "ftb-agent");
   app->set_config("--config", "", "Read options from this file (INI/TOML key = value)");

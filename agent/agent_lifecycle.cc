@@ -1,6 +1,7 @@
 // Agent: what SIGHUP and SIGTERM do. A reload re-reads the configuration and
-// applies what can change at run time, or keeps everything when the new
-// configuration is bad; a stop drains queued events to their next hop within
+// applies what can change at run time (Reload::kLive in agent/settings.cc),
+// warns about each changed restart-only setting and keeps its running value,
+// or keeps everything when the new configuration is bad; a stop drains queued events to their next hop within
 // a bounded time. Both run on the event-loop thread.
 #include <thread>
 
@@ -8,19 +9,10 @@
 
 #include "agent/agent.h"
 #include "agent/config_check.h"
+#include "agent/reload_plan.h"
 #include "agent/reload_request.h"
 
 namespace ftb::agent {
-namespace {
-
-// "key old->new" for every field that differs, into `changes`.
-template <typename T>
-void noteChange(std::vector<std::string>& changes, const char* key, const T& before, const T& after) {
-  if (before != after) changes.push_back(fmt::format("{} {}->{}", key, before, after));
-}
-
-}  // namespace
-
 void Agent::requestReload(pid_t answer_to) {
   if (answer_to > 0) {
     for (auto& slot : reload_requesters_) {
@@ -37,11 +29,11 @@ void Agent::reloadConfig() {
   for (auto& slot : reload_requesters_) {
     if (const pid_t pid = slot.exchange(0); pid > 0) waiting.push_back(pid);
   }
-  const bool applied = applyReloadedConfig();
-  for (const pid_t pid : waiting) answerReloadRequest(pid, applied ? kReloadApplied : kReloadRefused);
+  const int answer = applyReloadedConfig();
+  for (const pid_t pid : waiting) answerReloadRequest(pid, answer);
 }
 
-bool Agent::applyReloadedConfig() {
+int Agent::applyReloadedConfig() {
   notifier_.reloading("reloading configuration");
   const std::string serving = fmt::format("serving on {}", fmt::join(endpoints_, ", "));
   Result<AgentConfig> loaded = reloader_ ? reloader_() : Result<AgentConfig>(config_);
@@ -54,71 +46,38 @@ bool Agent::applyReloadedConfig() {
   if (!policy.ok()) {
     spdlog::error("configuration not reloaded, the current one stays: {}", policy.status().message());
     notifier_.ready(serving + "; last reload failed: " + policy.status().message());
-    return false;
+    return kReloadRefused;
   }
-  AgentConfig next = std::move(loaded).value();
-  if (next.name.empty()) next.name = config_.name;
+  AgentConfig loaded_config = std::move(loaded).value();
+  if (loaded_config.name.empty()) loaded_config.name = config_.name;  // "" means the host name we resolved
 
-  // Fixed for the life of the process: sockets, identity, keys.
-  std::vector<std::string> restart_only;
-  auto fixed = [&](const char* key, const auto& before, const auto& after) {
-    if (before != after) restart_only.push_back(key);
-  };
-  fixed("name", config_.name, next.name);
-  fixed("ipc-endpoint", config_.ipc_endpoint, next.ipc_endpoint);
-  fixed("tcp-endpoint", config_.tcp_endpoint, next.tcp_endpoint);
-  fixed("socket-hwm", config_.socket_hwm, next.socket_hwm);
-  fixed("ready-file", config_.ready_file, next.ready_file);
-  fixed("tree-advertise", config_.tree_advertise, next.tree_advertise);
-  fixed("tree-fan-out", config_.tree_fan_out, next.tree_fan_out);
-  fixed("tree-heartbeat-ms", config_.tree_heartbeat_ms, next.tree_heartbeat_ms);
-  fixed("tree-timeout-ms", config_.tree_timeout_ms, next.tree_timeout_ms);
-  fixed("tree-retention-events", config_.tree_retention_events, next.tree_retention_events);
-  fixed("tree-retention-s", config_.tree_retention_s, next.tree_retention_s);
-  if (!restart_only.empty()) {
-    spdlog::warn("configuration reload: {} changed but take effect only after a restart",
-                 fmt::join(restart_only, ", "));
-  }
+  // The settings table decides: live settings take the file's value, restart-only
+  // ones keep the running value and are named, one line each (never silently).
+  ReloadPlan plan = planReload(config_, loaded_config);
+  for (const std::string& key : plan.restart_pending) spdlog::warn(restartNotice(key));
+  const bool seeds_changed = config_.tree_seeds != plan.next.tree_seeds;
+  config_ = std::move(plan.next);
 
-  std::vector<std::string> changes;
-  noteChange(changes, "log-level", config_.log_level, next.log_level);
-  noteChange(changes, "max-payload-bytes", config_.max_payload_bytes, next.max_payload_bytes);
-  noteChange(changes, "client-queue-events", config_.client_queue_events, next.client_queue_events);
-  noteChange(changes, "heartbeat-interval-ms", config_.heartbeat_interval_ms, next.heartbeat_interval_ms);
-  noteChange(changes, "client-timeout-ms", config_.client_timeout_ms, next.client_timeout_ms);
-  noteChange(changes, "history-events", config_.history_events, next.history_events);
-  noteChange(changes, "history-max-age-s", config_.history_max_age_s, next.history_max_age_s);
-  noteChange(changes, "max-subscriptions-per-client", config_.max_subscriptions_per_client,
-             next.max_subscriptions_per_client);
-  noteChange(changes, "tree-seeds", fmt::format("[{}]", fmt::join(config_.tree_seeds, ",")),
-             fmt::format("[{}]", fmt::join(next.tree_seeds, ",")));
-  noteChange(changes, "policy-file", config_.policy_file, next.policy_file);
-
-  spdlog::set_level(spdlog::level::from_str(next.log_level));
-  config_.log_level = next.log_level;
-  config_.max_payload_bytes = next.max_payload_bytes;  // new clients learn it in their Hello reply
-  config_.heartbeat_interval_ms = next.heartbeat_interval_ms;
-  config_.client_timeout_ms = next.client_timeout_ms;
-  config_.max_subscriptions_per_client = next.max_subscriptions_per_client;
-  config_.client_queue_events = next.client_queue_events;
-  for (auto& [id, session] : sessions_) session->outbound.setCapacity(next.client_queue_events);
-  config_.history_events = next.history_events;
-  config_.history_max_age_s = next.history_max_age_s;
-  history_.setLimits(next.history_events, std::chrono::seconds(next.history_max_age_s));
+  // Side effects of the live settings whose users do not read config_ each time.
+  spdlog::set_level(spdlog::level::from_str(config_.log_level));
+  for (auto& [id, session] : sessions_) session->outbound.setCapacity(config_.client_queue_events);
+  history_.setLimits(config_.history_events, std::chrono::seconds(config_.history_max_age_s));
   history_.prune(std::chrono::steady_clock::now());
-  if (config_.tree_seeds != next.tree_seeds) {
-    config_.tree_seeds = next.tree_seeds;
-    if (tree_) tree_->setSeeds(next.tree_seeds);
-  }
+  if (seeds_changed && tree_) tree_->setSeeds(config_.tree_seeds);
   // The policy was checked above; it applies to connected clients at once.
-  config_.policy_file = next.policy_file;
   policy_ = std::move(policy).value();
   for (auto& [id, session] : sessions_) applyPolicy(*session);
 
-  spdlog::info("configuration reloaded: {}",
-               changes.empty() ? std::string("nothing changed") : fmt::format("{}", fmt::join(changes, ", ")));
-  notifier_.ready(serving);
-  return true;
+  spdlog::info("configuration reloaded: {}", plan.live_changes.empty()
+                                                  ? std::string("nothing changed")
+                                                  : fmt::format("{}", fmt::join(plan.live_changes, ", ")));
+  if (plan.restart_pending.empty()) {
+    notifier_.ready(serving);
+    return kReloadApplied;
+  }
+  notifier_.ready(fmt::format("{}; changed, take effect at restart: {}", serving,
+                              fmt::join(plan.restart_pending, ", ")));
+  return kReloadAppliedRestartPending;
 }
 
 void Agent::drainOnShutdown() {

@@ -1,6 +1,8 @@
 // AgentConfig: everything an operator can set, with the embedded defaults.
-// Every field is a command-line flag and a key of the same name in the
-// configuration file (--config, INI/TOML `key = value`; see deploy/ftb-agent.conf).
+// Every field is a row of agent/settings.cc (key, help, unit, reload class),
+// from which its command-line flag and configuration-file key are made
+// (--config, INI/TOML `key = value`; see deploy/ftb-agent.conf). A field
+// without a row fails tests/unit/agent:settings_test.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +54,12 @@ struct AgentConfig {
   uint32_t tree_retention_s = 60;
 };
 
-// Registers every AgentConfig field as a flag (and so as a config-file key).
+struct Setting;
+
+// Registers every row of agentSettings() as a flag (and so as a config-file key).
 void addAgentOptions(CLI::App& app, AgentConfig& config);
+
+// A setting's --help text: its help, unit and what a reload does with it.
+std::string helpText(const Setting& setting);
 
 }  // namespace ftb::agent

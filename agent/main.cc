@@ -3,9 +3,11 @@
 // events). Two more modes for the service manager (deploy/ftb-agent.service):
 //   --check-config  check the configuration as a start would, then exit
 //   --reload PID    ask the agent PID to reload and wait for its answer
+//   --print-config-template  print deploy/ftb-agent.conf as this build makes it
 #include <signal.h>
 
 #include <csignal>
+#include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -14,6 +16,7 @@
 #include "agent/agent_command_line.h"
 #include "agent/config_check.h"
 #include "agent/reload_request.h"
+#include "agent/settings_text.h"
 #include "client/daemon/command_line.h"
 #include "client/daemon/daemon_logging.h"
 
@@ -46,13 +49,28 @@ int main(int argc, char** argv) {
                   "Ask the running agent with this process id to reload its configuration and "
                   "wait for its answer: exit 0 when applied, 1 when refused (systemctl reload)")
       ->configurable(false);
+  bool print_template = false;
+  app->add_flag("--print-config-template", print_template,
+                "Print a configuration file with every setting at its default and its help, "
+                "and exit (deploy/ftb-agent.conf is this output)")
+      ->configurable(false);
   if (auto done = ftb::daemon::parseCommandLine(*app, argc, argv, "ftb-agent")) return *done;
+  if (print_template) {
+    std::fputs(ftb::agent::configTemplate().c_str(), stdout);
+    return 0;
+  }
 
   if (reload_pid != 0) {
-    ftb::Status answer = ftb::agent::requestReloadAndWait(reload_pid, kReloadAnswerTimeout);
+    auto answer = ftb::agent::requestReloadAndWait(reload_pid, kReloadAnswerTimeout);
     if (!answer.ok()) {
-      ftb::daemon::reportStartupError("ftb-agent", answer.message());
+      ftb::daemon::reportStartupError("ftb-agent", answer.status().message());
       return 1;
+    }
+    // Applied what can change now: a success, with a warning for the rest.
+    if (*answer == ftb::agent::ReloadOutcome::kAppliedRestartPending) {
+      std::fprintf(stderr,
+                   "ftb-agent: configuration applied, but some changed settings take effect only "
+                   "at restart; the agent's log names them (journalctl -u ftb-agent)\n");
     }
     return 0;
   }

@@ -10,7 +10,7 @@
 
 namespace ftb::agent {
 
-Status requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout) {
+Result<ReloadOutcome> requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout) {
   const std::string who = "ftb-agent (pid " + std::to_string(pid) + ")";
   sigset_t answer;
   sigemptyset(&answer);
@@ -47,7 +47,10 @@ Status requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout) {
       break;  // EAGAIN: time is up
     }
     if (info.si_code != SI_QUEUE || info.si_pid != pid) continue;  // not the agent's answer
-    if (info.si_value.sival_int == kReloadApplied) return {};
+    if (info.si_value.sival_int == kReloadApplied) return ReloadOutcome::kApplied;
+    if (info.si_value.sival_int == kReloadAppliedRestartPending) {
+      return ReloadOutcome::kAppliedRestartPending;
+    }
     return failedPrecondition(who + " refused the configuration and keeps its current one; "
                               "its log says why (journalctl -u ftb-agent)");
   }

@@ -5,7 +5,8 @@
 //
 //   requester                                  agent (main.cc, agent_lifecycle.cc)
 //   sigqueue(pid, SIGHUP, kReloadRequest) ---> records the sender's pid, reloads
-//   sigtimedwait(SIGUSR1) <------------------- sigqueue(sender, SIGUSR1, kApplied|kRefused)
+//   sigtimedwait(SIGUSR1) <------------------- sigqueue(sender, SIGUSR1, kApplied|kRefused|
+//                                                        kAppliedRestartPending)
 //
 // A plain `kill -HUP` still reloads but gets no answer: the agent answers only
 // a sender that asked with kReloadRequest (so it never signals a process that
@@ -25,14 +26,23 @@ inline constexpr int kReloadRequest = 0x46544252;  // "FTBR", the SIGHUP's si_va
 inline constexpr int kReloadAnswerSignal = SIGUSR1;
 inline constexpr int kReloadApplied = 1;  // the answer's si_value
 inline constexpr int kReloadRefused = 2;
+// Applied, but some restart-only settings changed in the file: the agent keeps
+// their running values and its log names each one. A success for systemctl
+// (what can apply did), with a warning.
+inline constexpr int kReloadAppliedRestartPending = 3;
+
+enum class ReloadOutcome {
+  kApplied,
+  kAppliedRestartPending,
+};
 
 // The requester's side: asks `pid` and waits up to `timeout` for its answer.
-// OK when it applied the configuration; kFailedPrecondition when it refused
-// it (its log says why) or cannot be signalled; kDeadlineExceeded without an
-// answer in time. Blocks kReloadAnswerSignal in the calling thread.
-Status requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout);
+// An outcome when it applied the configuration; kFailedPrecondition when it
+// refused it (its log says why) or cannot be signalled; kDeadlineExceeded
+// without an answer in time. Blocks kReloadAnswerSignal in the calling thread.
+Result<ReloadOutcome> requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout);
 
-// The agent's side: sends `answer` (kReloadApplied or kReloadRefused) to `pid`.
+// The agent's side: sends `answer` (one of the kReload* answers) to `pid`.
 void answerReloadRequest(pid_t pid, int answer);
 
 }  // namespace ftb::agent

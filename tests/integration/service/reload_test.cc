@@ -1,5 +1,6 @@
 // SIGHUP and SIGTERM on a real ftb-agent. A reload applies what can change at
-// run time (history limits, tree seeds, the namespace policy file ...) and keeps
+// run time (history limits, tree seeds, the namespace policy file ...), keeps
+// and names a changed setting that needs a restart (agent/settings.cc), and keeps
 // the whole current configuration when the new one is bad, saying why in its
 // sd_notify STATUS (the test listens on NOTIFY_SOCKET, so each reload's end is
 // awaited, not slept on). SIGTERM hands the events queued for a subscriber that
@@ -9,14 +10,17 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "client/client.h"
 #include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/notify_socket.h"
+#include "tests/support/spawn.h"
 #include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
@@ -92,6 +96,42 @@ BOOST_AUTO_TEST_CASE(reload_applies_new_limits_and_keeps_everything_on_a_bad_fil
   BOOST_CHECK_MESSAGE(refused.find("last reload failed") != std::string::npos, "status: " << refused);
   publish(*pub, 20);
   BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).history_events(), 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_changed_restart_only_setting_keeps_its_value_and_is_named_while_live_ones_apply) {
+  TempDir dir;
+  const std::string config = dir.path() + "/agent.conf";
+  std::ofstream(config) << "name = \"before\"\nhistory-events = 100\nmetrics-max-namespaces = 10\n";
+  NotifySocket notify;
+  auto agent = startNotified(notify, config);
+  BOOST_REQUIRE_EQUAL(queryStatus(agent->ipcEndpoint()).agent_name(), "before");
+  auto pub = connectOrFail(agent->ipcEndpoint(), "FTB.TEST.RELOAD", "reload-pub");
+  BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
+  publish(*pub, 10);
+  BOOST_REQUIRE(waitFor([&] { return queryStatus(agent->ipcEndpoint()).history_events() == 10; }));
+
+  // name and metrics-max-namespaces need a restart; history-events applies live.
+  std::ofstream(config) << "name = \"after\"\nhistory-events = 3\nmetrics-max-namespaces = 20\n";
+  const std::string status = reload(*agent, notify);
+  BOOST_CHECK_MESSAGE(status.find("failed") == std::string::npos, "status: " << status);
+  BOOST_CHECK_MESSAGE(status.find("take effect at restart: name, metrics-max-namespaces") != std::string::npos,
+                      "status: " << status);
+  BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).agent_name(), "before");  // kept until a restart
+  BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).history_events(), 3u);   // applied at once
+
+  // What systemctl reload runs: a success (exit 0) that warns about the rest.
+  const std::string log = dir.path() + "/reload.log";
+  const pid_t requester = ftb::testing::spawn(
+      {ftb::testing::runfile("agent/ftb-agent"), "--reload", std::to_string(agent->pid())}, log);
+  BOOST_REQUIRE_MESSAGE(notify.receiveLine("RELOADING=1", 10s), "no RELOADING=1 after --reload");
+  int exit_status = -1;
+  BOOST_REQUIRE_MESSAGE(waitFor([&] { return waitpid(requester, &exit_status, WNOHANG) == requester; }, 70s),
+                        "ftb-agent --reload did not return");
+  BOOST_CHECK(WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == 0);
+  std::stringstream said;
+  said << std::ifstream(log).rdbuf();
+  BOOST_CHECK_MESSAGE(said.str().find("take effect only at restart") != std::string::npos, "said: " << said.str());
+  BOOST_CHECK_EQUAL(queryStatus(agent->ipcEndpoint()).agent_name(), "before");
 }
 
 BOOST_AUTO_TEST_CASE(reload_with_new_tree_seeds_joins_their_tree) {

@@ -1,0 +1,161 @@
+#include "agent/settings.h"
+
+#include <array>
+#include <type_traits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace ftb::agent {
+namespace {
+
+using C = AgentConfig;
+using R = Reload;
+
+constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug", "info",    "warn",
+                                                        "error", "critical", "off"};
+
+// kLive only when the running agent really takes the new value (see Reload):
+// a row marked kLive whose field is read once at start would silently never apply.
+// unit is for quantities with one (time, size); counts need none.
+const std::array kSettings = {
+    Setting{"name", &C::name, "Agent name shown to clients and operators; empty: this host's name",
+            "", R::kRestart},
+    Setting{"ipc-endpoint", &C::ipc_endpoint,
+            "ZeroMQ IPC endpoint for local clients; 'none' disables", "", R::kRestart},
+    Setting{"tcp-endpoint", &C::tcp_endpoint,
+            "ZeroMQ TCP endpoint for remote clients and peers; 'none' disables; port 0 picks a "
+            "free port",
+            "", R::kRestart},
+    Setting{"max-payload-bytes", &C::max_payload_bytes,
+            "Largest event payload accepted; the FTB 0.5 C API keeps its own 368-byte limit",
+            "bytes", R::kLive, NumberRange{0, uint64_t{64} << 20}, {},
+            "Clients that connect after a reload learn the new limit in their Hello reply."},
+    Setting{"client-queue-events", &C::client_queue_events,
+            "Events queued per slow client before overflow is counted and reported to it",
+            "", R::kLive, NumberRange{1, 1u << 24}},
+    Setting{"socket-hwm", &C::socket_hwm, "ZeroMQ frames buffered per peer", "", R::kRestart,
+            NumberRange{1, 1u << 24}},
+    Setting{"heartbeat-interval-ms", &C::heartbeat_interval_ms, "How often clients send heartbeats",
+            "ms", R::kLive, NumberRange{10, 600000}},
+    Setting{"client-timeout-ms", &C::client_timeout_ms,
+            "Silence after which a client is considered dead and its subscriptions freed", "ms",
+            R::kLive, NumberRange{50, 3600000}},
+    Setting{"history-events", &C::history_events, "Recent events kept for replay (0 disables)",
+            "", R::kLive},
+    Setting{"history-max-age-s", &C::history_max_age_s, "Oldest event kept for replay", "s",
+            R::kLive},
+    Setting{"max-subscriptions-per-client", &C::max_subscriptions_per_client,
+            "Subscriptions one client may hold", "", R::kLive},
+    Setting{"log-level", &C::log_level, "trace, debug, info, warn, error, critical or off", "",
+            R::kLive, std::nullopt, kLogLevels},
+    Setting{"ready-file", &C::ready_file,
+            "Write the bound endpoints to this file once clients are accepted; empty: none", "",
+            R::kRestart},
+    Setting{"metrics-listen", &C::metrics_listen,
+            "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9810); empty: "
+            "off",
+            "", R::kRestart, std::nullopt, {}, "The metrics are described in docs/METRICS.md."},
+    Setting{"metrics-max-namespaces", &C::metrics_max_namespaces,
+            "Namespaces with their own metric labels; later ones are counted as '_other'",
+            "", R::kRestart, NumberRange{1, 100000}},
+    Setting{"policy-file", &C::policy_file,
+            "Namespace policy: who may publish into and subscribe to which namespaces "
+            "(docs/SECURITY.md); empty: the embedded policy",
+            "", R::kLive, std::nullopt, {},
+            "The embedded policy lets only root publish into FTB.JL.*, FTB.IPMI.*, FTB.IB.* and "
+            "FTB.AGENT*. A reload re-reads the file and applies it to connected clients at once."},
+    Setting{"curve-key-file", &C::curve_key_file,
+            "CurveZMQ secret key (ftbctl keygen; mode 600, owned by root): encrypts and "
+            "authenticates the TCP endpoint and tree links; empty: off",
+            "", R::kRestart, std::nullopt, {},
+            "Under systemd the agent runs as user ftb and reads the key as a credential: put it in "
+            "/etc/credstore/ftb-curve.key and set curve-key-file = "
+            "\"/run/credentials/ftb-agent.service/ftb-curve.key\" (docs/SECURITY.md)."},
+    Setting{"curve-server-key", &C::curve_server_key,
+            "Z85 public key of the other agents' TCP endpoints; empty: this agent's own, for a "
+            "cluster sharing one key pair",
+            "", R::kRestart},
+    Setting{"curve-authorized-keys", &C::curve_authorized_keys,
+            "File of Curve public keys (one per line) allowed to connect over TCP, agents and "
+            "remote clients; empty: only this agent's own public key",
+            "", R::kRestart},
+    Setting{"tree-seeds", &C::tree_seeds,
+            "Agents (tcp://host:port) to join the tree through, comma-separated; empty: found a "
+            "tree",
+            "", R::kLive, std::nullopt, {},
+            "A reload with new seeds makes an agent that founded its own tree join theirs."},
+    Setting{"tree-advertise", &C::tree_advertise,
+            "Address other agents reach this one at; empty: the TCP endpoint, with the host name "
+            "for 0.0.0.0",
+            "", R::kRestart},
+    Setting{"tree-fan-out", &C::tree_fan_out, "Children per agent at most", "", R::kRestart,
+            NumberRange{1, 1024}},
+    Setting{"tree-heartbeat-ms", &C::tree_heartbeat_ms, "Heartbeat interval on tree links", "ms",
+            R::kRestart, NumberRange{5, 60000}},
+    Setting{"tree-timeout-ms", &C::tree_timeout_ms,
+            "Silence after which a tree link is declared dead and repaired", "ms", R::kRestart,
+            NumberRange{20, 600000}},
+    Setting{"tree-retention-events", &C::tree_retention_events,
+            "Events kept to replay to agents that missed them during a repair", "",
+            R::kRestart},
+    Setting{"tree-retention-s", &C::tree_retention_s, "Oldest event kept for replay after a repair",
+            "s", R::kRestart, NumberRange{1, 86400}},
+};
+
+}  // namespace
+
+std::span<const Setting> agentSettings() { return kSettings; }
+
+const Setting* findSetting(std::string_view key) {
+  for (const Setting& s : kSettings) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+std::string_view typeName(const Setting& setting) {
+  return std::visit(
+      [](auto field) -> std::string_view {
+        using T = std::remove_reference_t<decltype(AgentConfig{}.*field)>;
+        if constexpr (std::is_same_v<T, std::string>) return "text";
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return "list";
+        else return "number";
+      },
+      setting.field);
+}
+
+std::string valueText(const Setting& setting, const AgentConfig& config) {
+  return std::visit(
+      [&](auto field) -> std::string {
+        const auto& value = config.*field;
+        using T = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::string>) return fmt::format("\"{}\"", value);
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          return fmt::format("\"{}\"", fmt::join(value, ","));
+        else return fmt::format("{}", value);
+      },
+      setting.field);
+}
+
+std::string displayText(const Setting& setting, const AgentConfig& config) {
+  return std::visit(
+      [&](auto field) -> std::string {
+        const auto& value = config.*field;
+        using T = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          return fmt::format("[{}]", fmt::join(value, ","));
+        else return fmt::format("{}", value);
+      },
+      setting.field);
+}
+
+bool sameValue(const Setting& setting, const AgentConfig& a, const AgentConfig& b) {
+  return std::visit([&](auto field) { return a.*field == b.*field; }, setting.field);
+}
+
+void copyValue(const Setting& setting, const AgentConfig& from, AgentConfig& to) {
+  std::visit([&](auto field) { to.*field = from.*field; }, setting.field);
+}
+
+}  // namespace ftb::agent
