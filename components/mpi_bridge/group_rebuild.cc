@@ -10,6 +10,7 @@ namespace {
 
 constexpr int kTagHead = 99;
 constexpr int kTagSymbols = 100;  // + the lost member's segment index
+constexpr int kTagDecoded = 300;  // + the lost member's segment index
 
 // The symbols of codeword `c` that rebuild data symbol `want`: the first k
 // whose holders survived, as codeword indexes (holder = (c + u) % g).
@@ -22,93 +23,162 @@ std::vector<int> sourcesOf(int c, int want, GroupCode code, const std::vector<bo
   return sources;
 }
 
-// A survivor streams the symbols lost member `j` needs from it.
-Status sendSymbols(const uint8_t* file, const CkptMeta& meta, int pos, int j, GroupCode code,
-                   const std::vector<bool>& present, MPI_Comm comm) {
+// Who decodes each of lost member j's k data segments (segment t is data
+// symbol t of codeword (j - t) mod g): a survivor that holds one of the
+// symbols it is rebuilt from, the least loaded first, so the decoding is
+// shared by the group instead of falling on j alone. Same answer on every member.
+struct RebuildPlan {
+  std::vector<std::vector<int>> sources;  // per segment: codeword indexes of its k source symbols
+  std::vector<int> decoder;               // per segment: group position of its decoder
+};
+
+Result<RebuildPlan> planRebuild(int j, GroupCode code, const std::vector<bool>& present) {
   const int g = static_cast<int>(present.size());
-  const std::size_t seg = meta.seg_bytes;
-  struct Stream {
-    const uint8_t* data;
-    int tag;
-  };
-  std::vector<Stream> streams;
+  RebuildPlan plan;
+  plan.sources.resize(code.k);
+  plan.decoder.resize(code.k);
+  std::vector<int> load(g, 0);
   for (int t = 0; t < code.k; ++t) {
     const int c = (j - t + g) % g;
-    for (int u : sourcesOf(c, t, code, present)) {
-      if ((c + u) % g != pos) continue;
-      const uint8_t* data = nullptr;
-      if (u < code.k) {
-        data = file + meta.sections[0].offset + u * seg;
-      } else {
-        for (const auto& s : meta.sections) {
-          if (s.kind == SectionKind::kParity && s.index == c) data = file + s.offset;
-        }
-      }
-      if (!data) return internalError("no parity section for codeword " + std::to_string(c) + " (a bug)");
-      streams.push_back({data, kTagSymbols + t});
+    plan.sources[t] = sourcesOf(c, t, code, present);
+    if (static_cast<int>(plan.sources[t].size()) < code.k) {
+      return failedPrecondition("only " + std::to_string(plan.sources[t].size()) + " of the " +
+                                std::to_string(code.k) + " symbols needed survive");
     }
+    int best = -1;
+    for (int u : plan.sources[t]) {
+      const int holder = (c + u) % g;
+      if (best < 0 || load[holder] < load[best]) best = holder;
+    }
+    plan.decoder[t] = best;
+    ++load[best];
+  }
+  return plan;
+}
+
+// This member's symbol `u` of codeword `c` in its checkpoint file.
+Result<const uint8_t*> symbolOf(const uint8_t* file, const CkptMeta& meta, int c, int u, GroupCode code) {
+  if (u < code.k) return file + meta.sections[0].offset + u * meta.seg_bytes;
+  for (const auto& s : meta.sections) {
+    if (s.kind == SectionKind::kParity && s.index == c) return file + s.offset;
+  }
+  return internalError("no parity section for codeword " + std::to_string(c) + " (a bug)");
+}
+
+// A survivor's part in rebuilding lost member `j`, chunk by chunk: it sends
+// its source symbols to the segments' decoders, and for the segments it
+// decodes itself, gathers the other sources, decodes, and sends the result to j.
+Status serveRebuild(const uint8_t* file, const CkptMeta& meta, int pos, int j, GroupCode code,
+                    const std::vector<bool>& present, const RebuildPlan& plan, ErasureCodec& codec, MPI_Comm comm) {
+  const int g = static_cast<int>(present.size());
+  const int k = code.k;
+  const std::size_t seg = meta.seg_bytes;
+  struct Outgoing {
+    const uint8_t* data;
+    int to, tag;
+  };
+  struct Decode {
+    int t;
+    std::vector<const uint8_t*> own;  // per source: our own symbol, or nullptr (received into a stage)
+    std::vector<int> from;             // per source: its holder
+  };
+  std::vector<Outgoing> outgoing;
+  std::vector<Decode> decodes;
+  for (int t = 0; t < k; ++t) {
+    const int c = (j - t + g) % g;
+    Decode d{t, std::vector<const uint8_t*>(k, nullptr), std::vector<int>(k, -1)};
+    for (int s = 0; s < k; ++s) {
+      const int u = plan.sources[t][s];
+      const int holder = (c + u) % g;
+      d.from[s] = holder;
+      if (holder != pos) continue;
+      auto data = symbolOf(file, meta, c, u, code);
+      if (!data.ok()) return data.status();
+      if (plan.decoder[t] == pos) {
+        d.own[s] = *data;
+      } else {
+        outgoing.push_back({*data, plan.decoder[t], kTagSymbols + t});
+      }
+    }
+    if (plan.decoder[t] == pos) decodes.push_back(std::move(d));
   }
   const std::size_t chunks = (seg + kPipelineChunk - 1) / kPipelineChunk;
-  std::vector<MPI_Request> window;
+  const std::size_t per_stage = decodes.size() * kPipelineChunk;
+  AlignedBuffer stages(decodes.size() * static_cast<std::size_t>(k) * kPipelineChunk + 1);
+  // Decoded chunks wait in kStages slots for j to take them, so decoding runs ahead.
+  AlignedBuffer decoded(kStages * per_stage + 1);
+  auto stage = [&](std::size_t d, int s) {
+    return stages.data() + (d * static_cast<std::size_t>(k) + static_cast<std::size_t>(s)) * kPipelineChunk;
+  };
+  std::vector<MPI_Request> sends, recvs, results[kStages];
   for (std::size_t ci = 0; ci < chunks; ++ci) {
     const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
-    for (const auto& s : streams) {
-      window.emplace_back();
-      MPI_Isend(s.data + off, static_cast<int>(len), MPI_BYTE, j, s.tag, comm, &window.back());
+    const int n = static_cast<int>(len);
+    recvs.clear();
+    for (std::size_t d = 0; d < decodes.size(); ++d) {
+      for (int s = 0; s < k; ++s) {
+        if (decodes[d].own[s]) continue;
+        recvs.emplace_back();
+        MPI_Irecv(stage(d, s), n, MPI_BYTE, decodes[d].from[s], kTagSymbols + decodes[d].t, comm, &recvs.back());
+      }
     }
-    if ((ci + 1) % kSendsAhead == 0 || ci + 1 == chunks) {
-      if (int rc = waitAll(window); rc != MPI_SUCCESS) return mpiStatus(rc, "sending symbols for a rebuild");
-      window.clear();
+    for (const auto& o : outgoing) {
+      sends.emplace_back();
+      MPI_Isend(o.data + off, n, MPI_BYTE, o.to, o.tag, comm, &sends.back());
+    }
+    if (int rc = waitAll(recvs); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving symbols to decode");
+    auto& slot_results = results[ci % kStages];
+    if (int rc = waitAll(slot_results); rc != MPI_SUCCESS) return mpiStatus(rc, "sending decoded data");
+    slot_results.clear();
+    for (std::size_t d = 0; d < decodes.size(); ++d) {
+      const int t = decodes[d].t;
+      const uint8_t* result = nullptr;
+      if (k == 1 && decodes[d].own[0]) {
+        result = decodes[d].own[0] + off;  // a pair's XOR: the survivor's own copy is the data
+      } else {
+        std::vector<const uint8_t*> symbols(g, nullptr);
+        for (int s = 0; s < k; ++s) {
+          symbols[plan.sources[t][s]] = decodes[d].own[s] ? decodes[d].own[s] + off : stage(d, s);
+        }
+        uint8_t* out = decoded.data() + (ci % kStages) * per_stage + d * kPipelineChunk;
+        if (auto st = codec.rebuild(k, code.m, len, symbols.data(), t, out); !st.ok()) return st;
+        result = out;
+      }
+      slot_results.emplace_back();
+      MPI_Isend(result, n, MPI_BYTE, j, kTagDecoded + t, comm, &slot_results.back());
+    }
+    if ((ci + 1) % kSendsAhead == 0) {
+      if (int rc = waitAll(sends); rc != MPI_SUCCESS) return mpiStatus(rc, "sending symbols for a rebuild");
+      sends.clear();
     }
   }
+  for (auto& r : results) {
+    if (int rc = waitAll(r); rc != MPI_SUCCESS) return mpiStatus(rc, "sending decoded data");
+  }
+  if (int rc = waitAll(sends); rc != MPI_SUCCESS) return mpiStatus(rc, "sending symbols for a rebuild");
   return {};
 }
 
-// Lost member `pos` receives its codewords' surviving symbols chunk by chunk
-// and decodes its k data segments.
-Status receiveAndDecode(RebuiltBlob& out, std::size_t seg, int pos, GroupCode code, const std::vector<bool>& present,
-                        ErasureCodec& codec, MPI_Comm comm) {
-  const int g = static_cast<int>(present.size());
-  const int k = code.k;
-  std::vector<std::vector<int>> sources(k);
-  for (int t = 0; t < k; ++t) sources[t] = sourcesOf((pos - t + g) % g, t, code, present);
-  for (int t = 0; t < k; ++t) {
-    if (static_cast<int>(sources[t].size()) < k) {
-      return failedPrecondition("only " + std::to_string(sources[t].size()) + " of the " + std::to_string(k) +
-                                " symbols needed survive");
-    }
-  }
+// Lost member `pos` receives its k data segments, decoded by the survivors,
+// straight into place, up to kStages chunks ahead.
+Status receiveDecoded(RebuiltBlob& out, std::size_t seg, int pos, GroupCode code, const RebuildPlan& plan,
+                      MPI_Comm comm) {
   const std::size_t chunks = (seg + kPipelineChunk - 1) / kPipelineChunk;
-  const std::size_t stage_bytes = static_cast<std::size_t>(k) * k * kPipelineChunk;
-  AlignedBuffer stages(kStages * stage_bytes);
-  auto slot = [&](std::size_t ci, int t, int s) {
-    return stages.data() + (ci % kStages) * stage_bytes + (static_cast<std::size_t>(t) * k + s) * kPipelineChunk;
-  };
   std::vector<MPI_Request> reqs[kStages];
   auto post = [&](std::size_t ci) {
     const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
     auto& rq = reqs[ci % kStages];
     rq.clear();
-    for (int t = 0; t < k; ++t) {
-      const int c = (pos - t + g) % g;
-      for (int s = 0; s < k; ++s) {
-        rq.emplace_back();
-        MPI_Irecv(slot(ci, t, s), static_cast<int>(len), MPI_BYTE, (c + sources[t][s]) % g, kTagSymbols + t, comm,
-                  &rq.back());
-      }
+    for (int t = 0; t < code.k; ++t) {
+      rq.emplace_back();
+      MPI_Irecv(out.data.data() + t * seg + off, static_cast<int>(len), MPI_BYTE, plan.decoder[t], kTagDecoded + t,
+                comm, &rq.back());
     }
   };
+  (void)pos;
   for (std::size_t ci = 0; ci < std::min(kStages, chunks); ++ci) post(ci);
   for (std::size_t ci = 0; ci < chunks; ++ci) {
-    if (int rc = waitAll(reqs[ci % kStages]); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving symbols");
-    const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
-    for (int t = 0; t < k; ++t) {
-      std::vector<const uint8_t*> symbols(g, nullptr);
-      for (int s = 0; s < k; ++s) symbols[sources[t][s]] = slot(ci, t, s);
-      if (auto st = codec.rebuild(k, code.m, len, symbols.data(), t, out.data.data() + t * seg + off); !st.ok()) {
-        return st;
-      }
-    }
+    if (int rc = waitAll(reqs[ci % kStages]); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving decoded data");
     if (ci + kStages < chunks) post(ci + kStages);
   }
   return {};
@@ -126,6 +196,8 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
   std::optional<RebuiltBlob> mine;
   for (int j = 0; j < g; ++j) {
     if (present[j]) continue;
+    auto plan = planRebuild(j, code, present);
+    if (!plan.ok()) return plan.status();
     if (pos == j) {
       // seg, k, m, then the blob size and checksum the group recorded for me.
       uint64_t head[5];
@@ -140,7 +212,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
       mine->data.reserve(head[0] * code.k);
       mine->bytes = head[3];
       mine->crc = static_cast<uint32_t>(head[4]);
-      if (auto s = receiveAndDecode(*mine, head[0], pos, code, present, codec, comm); !s.ok()) return s;
+      if (auto s = receiveDecoded(*mine, head[0], pos, code, *plan, comm); !s.ok()) return s;
     } else if (meta) {
       if (pos == first) {
         uint64_t head[5] = {meta->seg_bytes, static_cast<uint64_t>(meta->k), static_cast<uint64_t>(meta->m),
@@ -149,7 +221,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
         MPI_Isend(head, 5, MPI_UINT64_T, j, kTagHead, comm, rq.data());
         if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiStatus(rc, "sending the rebuild header");
       }
-      if (auto s = sendSymbols(file, *meta, pos, j, code, present, comm); !s.ok()) return s;
+      if (auto s = serveRebuild(file, *meta, pos, j, code, present, *plan, codec, comm); !s.ok()) return s;
     }
   }
   return mine;

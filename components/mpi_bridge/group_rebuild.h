@@ -1,8 +1,11 @@
 // Rebuilds the blobs of a group's lost members from the other members' data
 // segments and parity symbols (L3 XOR, L4 Reed-Solomon; layout in
 // ckpt_writer.cc). Collective over the group's communicator, ranked by group
-// position. Pipelined in chunks like the encoding; a survivor sends a lost
-// member only the k symbols per codeword it decodes from.
+// position. Pipelined in chunks like the encoding. The decoding is shared:
+// each of a lost member's k segments is decoded by a different survivor (one
+// that holds a source symbol), which gathers the other k-1 sources and sends
+// the lost member only its decoded bytes, so restore time stays flat as
+// groups grow instead of rising with k.
 #pragma once
 
 #include <mpi.h>

@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
     (*writer)->finalize();  // frees the job's memory and flushed files
     if (rank == 0) {
       char rebuild[32] = "-";
-      if (rebuild_s > 0) std::snprintf(rebuild, sizeof rebuild, "%.2f", bytes / rebuild_s / 1e9);
+      if (rebuild_s > 0) std::snprintf(rebuild, sizeof rebuild, "%.3f", bytes / rebuild_s / 1e9);
       std::printf("L%-5d %12.2f %14.2f %9.2f %17.2f %17s\n", l, memcpy_gbps, bytes / ckpt_s / 1e9,
                   bytes / ckpt_s / 1e9 / memcpy_gbps, bytes / restart_s / 1e9, rebuild);
     }
