@@ -13,9 +13,12 @@ output_base="$root/$(pwd -P | md5sum | cut -c1-12)"
 mkdir -p "$output_base"
 command=$1
 shift
+# --symlink_prefix=/: no bazel-bin, bazel-testlogs ... links in the workspace,
+# which would otherwise point into this output base instead of the normal one.
 case $command in
   build | test | run | cquery | aquery)
-    exec bazel --output_base="$output_base" "$command" --repo_env=CC=clang-14 --config=fuzz "$@" ;;
+    exec bazel --output_base="$output_base" "$command" --repo_env=CC=clang-14 --config=fuzz \
+      --symlink_prefix=/ "$@" ;;
   info)
     exec bazel --output_base="$output_base" info --repo_env=CC=clang-14 --config=fuzz "$@" ;;
   *)
