@@ -57,7 +57,7 @@ void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
 void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
   for (const std::string& bytes : publish.events()) {
     proto::Event event;
-    if (!event.ParseFromString(bytes)) {
+    if (!wire::parseFromPeer(event, bytes)) {
       counters_.set_bad_frames(counters_.bad_frames() + 1);
       log_.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
       replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,

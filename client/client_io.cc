@@ -293,7 +293,7 @@ void ClientImpl::onDeliver(const proto::Deliver& deliver) {
   }
   for (const auto& delivery : deliver.deliveries()) {
     proto::Event parsed;
-    if (!parsed.ParseFromString(delivery.event())) {
+    if (!wire::parseFromPeer(parsed, delivery.event())) {
       std::lock_guard lock(mu_);
       ++stats_.agent_errors;
       stats_.last_agent_error = "the agent delivered an event that does not parse";

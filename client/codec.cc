@@ -1,6 +1,20 @@
 #include "client/codec.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 namespace ftb::wire {
+
+bool parseFromPeer(google::protobuf::MessageLite& message, const void* data, std::size_t size) {
+  if (size > static_cast<std::size_t>(INT32_MAX)) return false;
+  // Silences every thread's protobuf logging below FATAL while it lives: for
+  // the length of one parse that costs nothing of value.
+  google::protobuf::LogSilencer quiet;
+  return message.ParseFromArray(data, static_cast<int>(size));
+}
+
+bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& bytes) {
+  return parseFromPeer(message, bytes.data(), bytes.size());
+}
 
 std::string encode(proto::Envelope& envelope) {
   envelope.set_protocol_version(kProtocolVersion);
@@ -10,8 +24,7 @@ std::string encode(proto::Envelope& envelope) {
 Result<proto::Envelope> decode(const void* data, std::size_t size) {
   if (size == 0) return invalidArgument("malformed frame: the frame is empty");
   proto::Envelope envelope;
-  if (size > static_cast<std::size_t>(INT32_MAX) ||
-      !envelope.ParseFromArray(data, static_cast<int>(size))) {
+  if (!parseFromPeer(envelope, data, size)) {
     return invalidArgument("malformed frame: " + std::to_string(size) +
                            " bytes that do not parse as an ftb Envelope");
   }

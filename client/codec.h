@@ -16,6 +16,13 @@ inline constexpr std::string_view kVersion = "0.1.0";  // ftb release
 // Stamps the protocol version and serializes.
 std::string encode(proto::Envelope& envelope);
 
+// Parses bytes from a peer into `message` without libprotobuf's own log line
+// (it logs one ERROR per string field with invalid UTF-8, bypassing our
+// rate-limited logs, so a peer could flood the journal). false: the bytes do
+// not parse; the caller reports that its way.
+bool parseFromPeer(google::protobuf::MessageLite& message, const void* data, std::size_t size);
+bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& bytes);
+
 // kInvalidArgument for bytes that are not an Envelope or carry no body;
 // kFailedPrecondition (naming both versions) for another protocol version.
 Result<proto::Envelope> decode(const void* data, std::size_t size);

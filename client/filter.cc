@@ -1,5 +1,6 @@
 #include "client/filter.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -88,30 +89,46 @@ struct Segment {
   std::string glob;  // upper case, for kGlob
 };
 
-// Matches pattern segments [p, end) against the segments of `space` from `pos` on;
-// pos > space.size() means no segment is left.
-bool matchSegments(const Segment* p, const Segment* end, std::string_view space, std::size_t pos) {
-  for (; p != end; ++p) {
-    if (p->kind == Segment::Kind::kAnyDepth) {
-      if (p + 1 == end) return true;
-      for (std::size_t q = pos;;) {
-        if (matchSegments(p + 1, end, space, q)) return true;
-        if (q > space.size()) return false;
-        std::size_t dot = space.find('.', q);
-        q = dot == std::string_view::npos ? space.size() + 1 : dot + 1;
+// Whether `pattern` matches all of `space` (whose "" is one empty segment).
+// Dynamic programming over (pattern segment, space segment): time
+// O(pattern x space) whatever the '**'s. The backtracking it replaces was
+// exponential in them: one filter with a dozen '**.A' stalled the agent's loop
+// for minutes on a long event space (tests/fuzz, regression in filter_test).
+bool matchSegments(const std::vector<Segment>& pattern, std::string_view space) {
+  std::vector<std::string_view> parts;
+  for (std::size_t pos = 0;;) {
+    const std::size_t dot = space.find('.', pos);
+    parts.push_back(space.substr(pos, dot == std::string_view::npos ? dot : dot - pos));
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  const std::size_t n = parts.size();
+  // at[j]: the pattern segments so far match exactly the first j segments of space.
+  std::vector<char> at(n + 1, 0), next(n + 1, 0);
+  at[0] = 1;
+  for (const Segment& seg : pattern) {
+    std::fill(next.begin(), next.end(), 0);
+    for (std::size_t j = 0; j <= n; ++j) {
+      if (!at[j]) continue;
+      switch (seg.kind) {
+        case Segment::Kind::kAnyDepth:  // zero or more: every end from j on
+          std::fill(next.begin() + static_cast<std::ptrdiff_t>(j), next.end(), 1);
+          j = n;
+          break;
+        case Segment::Kind::kRest:  // one or more, the rest of the space
+          if (j < n) next[n] = 1;
+          break;
+        case Segment::Kind::kAnyOne:
+          if (j < n) next[j + 1] = 1;
+          break;
+        case Segment::Kind::kGlob:
+          if (j < n && globMatch(seg.glob, parts[j], /*fold=*/true)) next[j + 1] = 1;
+          break;
       }
     }
-    if (pos > space.size()) return false;
-    if (p->kind == Segment::Kind::kRest) return true;
-    std::size_t dot = space.find('.', pos);
-    std::size_t stop = dot == std::string_view::npos ? space.size() : dot;
-    if (p->kind == Segment::Kind::kGlob &&
-        !globMatch(p->glob, space.substr(pos, stop - pos), /*fold=*/true)) {
-      return false;
-    }
-    pos = stop + 1;
+    at.swap(next);
   }
-  return pos > space.size();
+  return at[n] != 0;
 }
 
 // One value of a key: a glob, or for event_space a list of segments.
@@ -133,8 +150,7 @@ struct Filter::Clause {
   bool matchesValue(const Alternative& alt, std::string_view value) const {
     switch (field) {
       case Field::kEventSpace:
-        return matchSegments(alt.segments.data(), alt.segments.data() + alt.segments.size(), value,
-                             0);
+        return matchSegments(alt.segments, value);
       case Field::kEventName: return globMatch(alt.glob, value, /*fold=*/true);
       default: return globMatch(alt.glob, value, /*fold=*/false);
     }
@@ -205,7 +221,7 @@ Result<Alternative> compileSpace(std::string_view value) {
     } else {
       s.glob = std::move(seg);
     }
-    // Consecutive '**' mean the same as one; keeping one bounds the backtracking.
+    // Consecutive '**' mean the same as one: keep one.
     bool repeat = s.kind == Segment::Kind::kAnyDepth && !alt.segments.empty() &&
                   alt.segments.back().kind == Segment::Kind::kAnyDepth;
     if (!repeat) alt.segments.push_back(std::move(s));

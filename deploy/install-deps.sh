@@ -21,6 +21,7 @@ packages=(
   prometheus                                        # promtool: `promtool check metrics` on real scrapes in the suite
   debhelper help2man lintian                        # deploy/package-deb.sh (dh), man pages from --help, lintian_test
   systemd-container                                 # tests/system: systemd-nspawn boots that root with systemd
+  clang-14 libclang-rt-14-dev llvm-14               # tests/fuzz: libFuzzer + ASan/UBSan runtimes, llvm-symbolizer for findings
 )
 
 missing=()

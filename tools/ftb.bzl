@@ -66,3 +66,47 @@ def ftb_integration_test(name, srcs, deps = [], data = [], size = "medium", **kw
         ],
         **kwargs
     )
+
+def ftb_fuzz_test(name, srcs, deps = [], dict = None, seconds = 20):
+    """A libFuzzer target `<name>_bin` and the test `<name>` that runs it (tests/fuzz/README.md).
+
+    Under --config=fuzz (clang-14 in its own output base: tests/fuzz/bazel.sh) the
+    binary links libFuzzer and the test fuzzes for `seconds` from the seed corpus
+    tests/fuzz/corpus/<name>/ (with `dict`, if given). Under gcc it links a driver
+    that only replays that corpus, so the seeds and every crash reproducer kept
+    there run as regression tests in the ordinary build and under --config=asan.
+    """
+    corpus = "corpus/" + name
+    native.cc_binary(
+        name = name + "_bin",
+        testonly = True,
+        srcs = srcs,
+        copts = FTB_COPTS,
+        linkopts = select({
+            "//tests/fuzz:libfuzzer": ["-fsanitize=fuzzer"],
+            "//conditions:default": [],
+        }),
+        deps = deps + select({
+            "//tests/fuzz:libfuzzer": [],
+            "//conditions:default": ["//tests/fuzz:replay_main"],
+        }),
+    )
+    args = [
+        "$(location :%s_bin)" % name,
+        str(seconds),
+        native.package_name() + "/" + corpus,
+    ]
+    data = [":" + name + "_bin"] + native.glob([corpus + "/*"], allow_empty = False)
+    if dict:
+        args.append("$(location %s)" % dict)
+        data.append(dict)
+    native.sh_test(
+        name = name,
+        size = "small",
+        timeout = "moderate",  # a replay takes a second; fuzzing, `seconds` plus start-up
+        srcs = ["//tests/fuzz:run_fuzzer.sh"],
+        args = args,
+        data = data,
+        # Never a cached result: each run fuzzes afresh (a replay costs a second).
+        tags = ["external"],
+    )

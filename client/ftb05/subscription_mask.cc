@@ -129,7 +129,11 @@ std::string Mask::agentFilter() const {
     if (!isAll(region)) parts.push_back("event_space=" + segment(region, "*") + ".**");
     if (isAgentNamePattern(event_name)) parts.push_back("event_name=" + event_name);
   } else {
-    if (!isAll(region) || !isAll(comp_cat) || !isAll(comp)) {
+    if (isAll(comp_cat) && isAll(comp)) {
+      // matches() takes a missing category and component for "all": a native
+      // event in "FTB" alone passes a mask of ftb.all.all, so not "ftb.*.**".
+      if (!isAll(region)) parts.push_back("event_space=" + segment(region, "*") + ".**");
+    } else {
       parts.push_back("event_space=" + segment(region, "*") + "." + segment(comp_cat, "*") + "." +
                       segment(comp, "**"));
     }

@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE codec
 #include <boost/test/unit_test.hpp>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "client/codec.h"
 #include "client/event_codec.h"
 
@@ -24,6 +26,30 @@ BOOST_AUTO_TEST_CASE(garbage_is_invalid_argument) {
   BOOST_REQUIRE(!decoded.ok());
   BOOST_CHECK(decoded.status().code() == Code::kInvalidArgument);
   BOOST_CHECK(decoded.status().message().find("malformed frame") != std::string::npos);
+}
+
+namespace {
+int protobuf_log_lines = 0;
+void countProtobufLog(google::protobuf::LogLevel, const char*, int, const std::string&) {
+  ++protobuf_log_lines;
+}
+}  // namespace
+
+// Found by tests/fuzz/envelope_fuzzer: libprotobuf logged one ERROR line of its
+// own per frame with invalid UTF-8 in a string field, past the agent's
+// rate-limited log, so any peer could flood the journal.
+BOOST_AUTO_TEST_CASE(invalid_utf8_is_refused_without_a_protobuf_log_line) {
+  // Envelope{protocol_version: 1, error: Error{message: "\xff"}}
+  const std::string frame("\x08\x01\xb2\x01\x03\x12\x01\xff", 8);
+  auto* previous = google::protobuf::SetLogHandler(&countProtobufLog);
+  auto decoded = wire::decode(frame.data(), frame.size());
+  proto::Event event;
+  const bool parsed = wire::parseFromPeer(event, std::string("\x0a\x01\xff", 3));  // event_space
+  google::protobuf::SetLogHandler(previous);
+  BOOST_REQUIRE(!decoded.ok());
+  BOOST_CHECK(decoded.status().code() == Code::kInvalidArgument);
+  BOOST_CHECK(!parsed);
+  BOOST_CHECK_EQUAL(protobuf_log_lines, 0);
 }
 
 BOOST_AUTO_TEST_CASE(other_protocol_version_names_both_versions) {

@@ -174,6 +174,19 @@ BOOST_AUTO_TEST_CASE(double_star_matches_zero_or_more_segments) {
   BOOST_TEST(!matches("event_space=FTB.**.**.X.*", inSpace("FTB.A.B.X")));
 }
 
+// Matching backtracked over every way to split the space among the '**'s:
+// this took minutes (found while writing tests/fuzz/filter_fuzzer; its input
+// is kept in tests/fuzz/corpus/filter_fuzzer/regression_double_star_backtracking).
+BOOST_AUTO_TEST_CASE(many_double_stars_match_in_polynomial_time) {
+  std::string pattern = "event_space=";
+  for (int i = 0; i < 12; ++i) pattern += "**.A.";
+  std::string space;
+  for (int i = 0; i < 60; ++i) space += "A.";
+  BOOST_TEST(!matches(pattern + "C", inSpace(space + "B")));
+  BOOST_TEST(matches(pattern + "B", inSpace(space + "B")));
+  BOOST_TEST(matches(pattern + "**", inSpace(space + "B")));
+}
+
 BOOST_AUTO_TEST_CASE(severity_comparisons) {
   const proto::Severity all[] = {proto::INFO, proto::WARNING, proto::ERROR, proto::FATAL};
   auto set = [&](const std::string& text) {

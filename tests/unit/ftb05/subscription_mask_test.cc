@@ -91,6 +91,10 @@ BOOST_AUTO_TEST_CASE(agent_filter_is_a_superset) {
   BOOST_CHECK_EQUAL(parsed("event_space=ftb.all.watchdog, severity=fatal").agentFilter(),
                     "event_space=ftb.*.watchdog, severity=fatal");
   BOOST_CHECK_EQUAL(parsed("event_space=ftb.mpi.all").agentFilter(), "event_space=ftb.mpi.**");
+  // Found by tests/fuzz/subscription_mask_fuzzer: "ftb.*.**" missed a native
+  // event in the one-segment space "FTB", which matches() accepts.
+  BOOST_CHECK_EQUAL(parsed("event_space=ftb.all.all").agentFilter(), "event_space=ftb.**");
+  BOOST_CHECK(parsed("event_space=ftb.all.all").matches(event("FTB", "E", "info")));
   BOOST_CHECK_EQUAL(parsed("event_name=X_Y, event_space=ftb.mpi.all, severity=info").agentFilter(),
                     "event_space=ftb.**, event_name=X_Y");
   BOOST_CHECK_EQUAL(parsed("event_name=a*b").agentFilter(), "");  // '*' is literal in FTB 0.5

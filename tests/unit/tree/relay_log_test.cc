@@ -16,7 +16,9 @@ InterestMatcher everything() {
   return m;
 }
 
-const SeenEntry& entry(const SeenVector& seen, const std::string& publisher) {
+// A copy, not a reference: callers pass report()'s temporary vector (a
+// reference into it dangled; found by the unit tests under --config=asan).
+SeenEntry entry(const SeenVector& seen, const std::string& publisher) {
   for (const SeenEntry& e : seen) {
     if (e.publisher == publisher) return e;
   }
