@@ -73,6 +73,8 @@ bool Agent::applyReloadedConfig() {
   fixed("tree-fan-out", config_.tree_fan_out, next.tree_fan_out);
   fixed("tree-heartbeat-ms", config_.tree_heartbeat_ms, next.tree_heartbeat_ms);
   fixed("tree-timeout-ms", config_.tree_timeout_ms, next.tree_timeout_ms);
+  fixed("tree-ping-ms", config_.tree_ping_ms, next.tree_ping_ms);
+  fixed("tree-ping-timeout-ms", config_.tree_ping_timeout_ms, next.tree_ping_timeout_ms);
   fixed("tree-retention-events", config_.tree_retention_events, next.tree_retention_events);
   fixed("tree-retention-s", config_.tree_retention_s, next.tree_retention_s);
   if (!restart_only.empty()) {

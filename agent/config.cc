@@ -79,6 +79,16 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
                  "Silence after which a tree link is declared dead and repaired")
       ->capture_default_str()
       ->check(CLI::Range(20u, 600000u));
+  app.add_option("--tree-ping-ms", c.tree_ping_ms,
+                 "ZMTP PING interval on each tree link's connection (libzmq's I/O thread "
+                 "answers); 0: none, a silent peer is found by --tree-timeout-ms only")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 60000u));
+  app.add_option("--tree-ping-timeout-ms", c.tree_ping_timeout_ms,
+                 "No traffic this long after a PING closes the connection and the link is "
+                 "declared dead (a silent death is found within ping + this)")
+      ->capture_default_str()
+      ->check(CLI::Range(10u, 600000u));
   app.add_option("--tree-retention-events", c.tree_retention_events,
                  "Events kept to replay to agents that missed them during a repair")
       ->capture_default_str();
