@@ -23,24 +23,27 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   auto& slot = peers_[address];
   if (!slot) {
     slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer),
+                                       zmq::socket_t(context_, zmq::socket_type::dealer),
                                        zmq::socket_t(context_, zmq::socket_type::pair), {}, {}});
     zmq::socket_t& s = slot->socket;
     s.set(zmq::sockopt::linger, 200);  // let a Leave on shutdown go out
     s.set(zmq::sockopt::sndhwm, 10000);
     s.set(zmq::sockopt::reconnect_ivl, 100);
     s.set(zmq::sockopt::reconnect_ivl_max, 1000);
+    zmq::socket_t& probe = slot->probe;
+    probe.set(zmq::sockopt::linger, 0);
+    probe.set(zmq::sockopt::reconnect_ivl, 100);
+    probe.set(zmq::sockopt::reconnect_ivl_max, 1000);
     if (ping_.interval.count() > 0) {
-      s.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(ping_.interval.count()));
-      s.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(ping_.timeout.count()));
+      probe.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(ping_.interval.count()));
+      probe.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(ping_.timeout.count()));
     }
     watch(*slot, address);
     try {
-      if (curve_) {
-        s.set(zmq::sockopt::curve_serverkey, curve_->server_public);
-        s.set(zmq::sockopt::curve_publickey, curve_->public_key);
-        s.set(zmq::sockopt::curve_secretkey, curve_->secret_key);
-      }
+      setCurve(s);
+      setCurve(probe);
       s.connect(address);
+      probe.connect(address);
     } catch (const zmq::error_t& e) {
       log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, e.what());
     }
@@ -49,12 +52,19 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   return *slot;
 }
 
+void ZmqTreeTransport::setCurve(zmq::socket_t& s) {
+  if (!curve_) return;
+  s.set(zmq::sockopt::curve_serverkey, curve_->server_public);
+  s.set(zmq::sockopt::curve_publickey, curve_->public_key);
+  s.set(zmq::sockopt::curve_secretkey, curve_->secret_key);
+}
+
 // Before connect(), so that no close of the connection goes unreported.
 void ZmqTreeTransport::watch(Peer& p, const std::string& address) {
   const std::string endpoint = "inproc://ftb-tree-link-monitor-" +
                                std::to_string(reinterpret_cast<uintptr_t>(this)) + "-" +
                                std::to_string(++monitors_made_);
-  if (zmq_socket_monitor(p.socket.handle(), endpoint.c_str(), ZMQ_EVENT_DISCONNECTED) != 0) {
+  if (zmq_socket_monitor(p.probe.handle(), endpoint.c_str(), ZMQ_EVENT_DISCONNECTED) != 0) {
     log_.warn("tree-monitor", "cannot watch the connection to tree peer {}: {}; only heartbeats "
               "will find it dead", address, zmq_strerror(zmq_errno()));
     return;

@@ -5,12 +5,16 @@
 // dropped and counted, and the link is left to time out: the repair that
 // follows replays what was lost from the relay logs.
 //
-// Liveness below the tree's heartbeats: each DEALER has a socket monitor that
-// reports its connection closing. That happens when the peer's kernel sends
-// FIN/RST (its process died) and, with ZMTP heartbeats on (`LinkPing`), when
-// libzmq's I/O thread sent a PING and heard nothing back in time (a silent
-// death). PINGs are answered by the peer's I/O thread, not its event loop, so
-// an agent whose loop is starved still answers them.
+// Liveness below the tree's heartbeats: beside the data DEALER, each peer gets
+// a probe DEALER that carries no messages, only ZMTP heartbeats (`LinkPing`),
+// with a socket monitor reporting its connection closing. That happens when
+// the peer's kernel sends FIN/RST (its process died) and when libzmq's I/O
+// thread sent a PING and heard nothing back in time (a silent death). PINGs
+// are answered by the peer's I/O thread, not its event loop, so an agent whose
+// loop is starved still answers them; and they travel on a connection of
+// their own because on the data connection they would queue behind event
+// batches that a busy peer has stopped reading (ZeroMQ's backpressure), and a
+// healthy but loaded peer would be declared dead.
 // Threading: the agent's event-loop thread only.
 #pragma once
 
@@ -64,14 +68,16 @@ class ZmqTreeTransport : public tree::TreeTransport {
 
  private:
   struct Peer {
-    zmq::socket_t socket;
-    zmq::socket_t monitor;  // PAIR receiving the DEALER's disconnect events
+    zmq::socket_t socket;   // tree messages
+    zmq::socket_t probe;    // no messages: ZMTP PINGs only, watched by `monitor`
+    zmq::socket_t monitor;  // PAIR receiving the probe's disconnect events
     std::deque<std::string> backlog;
     std::chrono::steady_clock::time_point last_used;
   };
   Peer& peer(const std::string& address);
   bool trySend(Peer& peer, const std::string& frame);
   void watch(Peer& peer, const std::string& address);
+  void setCurve(zmq::socket_t& socket);
 
   zmq::context_t& context_;
   std::size_t max_backlog_frames_;
