@@ -164,12 +164,14 @@ void Agent::run() {
     poll_items_.assign(1, zmq::pollitem_t{socket_.handle(), 0, ZMQ_POLLIN, 0});
     watched_.clear();
     addProcessWatches(poll_items_, watched_);
+    // After the process watches: a tree link's connection closing wakes the loop too.
+    if (tree_transport_) tree_transport_->addPollItems(poll_items_);
     try {
       zmq::poll(poll_items_.data(), poll_items_.size(), wait);
     } catch (const zmq::error_t&) {
       continue;  // EINTR: a signal arrived; the loop condition decides
     }
-    for (std::size_t i = 1; i < poll_items_.size(); ++i) {
+    for (std::size_t i = 1; i <= watched_.size(); ++i) {
       if ((poll_items_[i].revents & ZMQ_POLLIN) == 0) continue;
       ClientSession* s = watched_[i - 1];
       s->process_exited = true;

@@ -60,7 +60,10 @@ Status Agent::startTree() {
   const std::string address = config_.tree_advertise.empty()
                                   ? advertisedAddress(bound, config_.name)
                                   : config_.tree_advertise;
-  tree_transport_ = std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames, curve_keys_);
+  const LinkPing ping{std::chrono::milliseconds(config_.tree_ping_ms),
+                      std::chrono::milliseconds(config_.tree_ping_timeout_ms)};
+  tree_transport_ =
+      std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames, ping, curve_keys_);
   tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name}, tc,
                                            *tree_transport_, static_cast<tree::TreeHost&>(*this),
                                            incarnation_);
@@ -77,6 +80,10 @@ void Agent::driveTree(std::chrono::steady_clock::time_point now, bool input_back
       for (const auto& [sub_id, sub] : s->subscriptions) interest.push_back(sub.filter.eventSpaceText());
     }
     tree_->setLocalInterest(std::move(interest), treeNow(now));
+  }
+  // Closed connections first: a dead peer is dropped before anything is sent to it.
+  for (const std::string& address : tree_transport_->takeDisconnected()) {
+    tree_->onPeerDisconnected(address, treeNow(now));
   }
   tree_->tick(treeNow(now), input_backlog);
   tree_->flush();

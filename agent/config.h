@@ -50,6 +50,16 @@ struct AgentConfig {
   uint32_t tree_fan_out = 8;
   uint32_t tree_heartbeat_ms = 200;
   uint32_t tree_timeout_ms = 800;  // a silent link is declared dead after this
+  // A link is dead as soon as its connection closes (the peer's kernel sent
+  // FIN/RST: its process died). For silent deaths (power, cable), ZMTP PINGs on
+  // a data-free probe connection per link, answered by libzmq's I/O thread: a
+  // PING every tree_ping_ms, the link dead when nothing comes back within
+  // tree_ping_timeout_ms (found within their sum; 50 + 150 = 200 ms). Off (0)
+  // by default: on a CPU-oversubscribed node (ftb_tree_bench's load step on 2
+  // cores) an I/O thread can wait longer than 150 ms for a core and healthy
+  // links were declared dead; the heartbeat timeout above then finds silent deaths.
+  uint32_t tree_ping_ms = 0;
+  uint32_t tree_ping_timeout_ms = 150;
   uint32_t tree_retention_events = 100000;
   uint32_t tree_retention_s = 60;
 };

@@ -96,6 +96,15 @@ const std::array kSettings = {
     Setting{"tree-timeout-ms", &C::tree_timeout_ms,
             "Silence after which a tree link is declared dead and repaired", "ms", R::kRestart,
             NumberRange{20, 600000}},
+    Setting{"tree-ping-ms", &C::tree_ping_ms,
+            "ZMTP PING interval on each tree link's probe connection (libzmq's I/O thread answers); "
+            "0: none, a silent peer is found by tree-timeout-ms only. 50 with tree-ping-timeout-ms 150 "
+            "finds a silent death within 200 ms on nodes with CPU to spare",
+            "ms", R::kRestart, NumberRange{0, 60000}},
+    Setting{"tree-ping-timeout-ms", &C::tree_ping_timeout_ms,
+            "No traffic this long after a PING closes the probe connection and the link is declared "
+            "dead (a silent death is found within ping + this)",
+            "ms", R::kRestart, NumberRange{10, 600000}},
     Setting{"tree-retention-events", &C::tree_retention_events,
             "Events kept to replay to agents that missed them during a repair", "",
             R::kRestart},

@@ -1,5 +1,7 @@
 #include "agent/tree_link.h"
 
+#include <cstring>
+
 #include "agent/tree_wire.h"
 #include "client/codec.h"
 
@@ -11,31 +13,89 @@ constexpr auto kIdleClose = std::chrono::seconds(30);
 }  // namespace
 
 ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames,
-                                   std::optional<CurveClientKeys> curve)
-    : context_(context), max_backlog_frames_(max_backlog_frames), curve_(std::move(curve)) {}
+                                   LinkPing ping, std::optional<CurveClientKeys> curve)
+    : context_(context),
+      max_backlog_frames_(max_backlog_frames),
+      ping_(ping),
+      curve_(std::move(curve)) {}
 
 ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   auto& slot = peers_[address];
   if (!slot) {
-    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer), {}, {}});
+    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer),
+                                       zmq::socket_t(context_, zmq::socket_type::dealer),
+                                       zmq::socket_t(context_, zmq::socket_type::pair), {}, {}});
     zmq::socket_t& s = slot->socket;
     s.set(zmq::sockopt::linger, 200);  // let a Leave on shutdown go out
     s.set(zmq::sockopt::sndhwm, 10000);
     s.set(zmq::sockopt::reconnect_ivl, 100);
     s.set(zmq::sockopt::reconnect_ivl_max, 1000);
+    zmq::socket_t& probe = slot->probe;
+    probe.set(zmq::sockopt::linger, 0);
+    probe.set(zmq::sockopt::reconnect_ivl, 100);
+    probe.set(zmq::sockopt::reconnect_ivl_max, 1000);
+    if (ping_.interval.count() > 0) {
+      probe.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(ping_.interval.count()));
+      probe.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(ping_.timeout.count()));
+    }
+    watch(*slot, address);
     try {
-      if (curve_) {
-        s.set(zmq::sockopt::curve_serverkey, curve_->server_public);
-        s.set(zmq::sockopt::curve_publickey, curve_->public_key);
-        s.set(zmq::sockopt::curve_secretkey, curve_->secret_key);
-      }
+      setCurve(s);
+      setCurve(probe);
       s.connect(address);
+      probe.connect(address);
     } catch (const zmq::error_t& e) {
       log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, e.what());
     }
   }
   slot->last_used = std::chrono::steady_clock::now();
   return *slot;
+}
+
+void ZmqTreeTransport::setCurve(zmq::socket_t& s) {
+  if (!curve_) return;
+  s.set(zmq::sockopt::curve_serverkey, curve_->server_public);
+  s.set(zmq::sockopt::curve_publickey, curve_->public_key);
+  s.set(zmq::sockopt::curve_secretkey, curve_->secret_key);
+}
+
+// Before connect(), so that no close of the connection goes unreported.
+void ZmqTreeTransport::watch(Peer& p, const std::string& address) {
+  const std::string endpoint = "inproc://ftb-tree-link-monitor-" +
+                               std::to_string(reinterpret_cast<uintptr_t>(this)) + "-" +
+                               std::to_string(++monitors_made_);
+  if (zmq_socket_monitor(p.probe.handle(), endpoint.c_str(), ZMQ_EVENT_DISCONNECTED) != 0) {
+    log_.warn("tree-monitor", "cannot watch the connection to tree peer {}: {}; only heartbeats "
+              "will find it dead", address, zmq_strerror(zmq_errno()));
+    return;
+  }
+  p.monitor.set(zmq::sockopt::linger, 0);
+  p.monitor.connect(endpoint);
+}
+
+std::vector<std::string> ZmqTreeTransport::takeDisconnected() {
+  std::vector<std::string> closed;
+  for (auto& [address, p] : peers_) {
+    if (!p->monitor) continue;
+    bool disconnected = false;
+    zmq::message_t event;
+    // Each event is two frames: (uint16 event, uint32 value), then the endpoint.
+    while (p->monitor.recv(event, zmq::recv_flags::dontwait)) {
+      uint16_t id = 0;
+      if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+      disconnected |= id == ZMQ_EVENT_DISCONNECTED;
+      while (event.more() && p->monitor.recv(event, zmq::recv_flags::dontwait)) {
+      }
+    }
+    if (disconnected) closed.push_back(address);
+  }
+  return closed;
+}
+
+void ZmqTreeTransport::addPollItems(std::vector<zmq::pollitem_t>& items) {
+  for (auto& [address, p] : peers_) {
+    if (p->monitor) items.push_back(zmq::pollitem_t{p->monitor.handle(), 0, ZMQ_POLLIN, 0});
+  }
 }
 
 bool ZmqTreeTransport::trySend(Peer& p, const std::string& frame) {

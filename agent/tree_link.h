@@ -4,6 +4,17 @@
 // A peer that cannot keep up gets a bounded backlog; beyond it the backlog is
 // dropped and counted, and the link is left to time out: the repair that
 // follows replays what was lost from the relay logs.
+//
+// Liveness below the tree's heartbeats: beside the data DEALER, each peer gets
+// a probe DEALER that carries no messages, only ZMTP heartbeats (`LinkPing`),
+// with a socket monitor reporting its connection closing. That happens when
+// the peer's kernel sends FIN/RST (its process died) and when libzmq's I/O
+// thread sent a PING and heard nothing back in time (a silent death). PINGs
+// are answered by the peer's I/O thread, not its event loop, so an agent whose
+// loop is starved still answers them; and they travel on a connection of
+// their own because on the data connection they would queue behind event
+// batches that a busy peer has stopped reading (ZeroMQ's backpressure), and a
+// healthy but loaded peer would be declared dead.
 // Threading: the agent's event-loop thread only.
 #pragma once
 
@@ -14,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <zmq.hpp>
 
@@ -29,10 +41,16 @@ struct CurveClientKeys {
   std::string secret_key;
 };
 
+// ZMTP heartbeats on each DEALER (ZMQ_HEARTBEAT_IVL / ZMQ_HEARTBEAT_TIMEOUT).
+struct LinkPing {
+  std::chrono::milliseconds interval{0};  // 0: no PINGs
+  std::chrono::milliseconds timeout{0};   // silence after a PING that closes the connection
+};
+
 class ZmqTreeTransport : public tree::TreeTransport {
  public:
   // `curve` set: every link is encrypted and authenticated with these keys.
-  ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames,
+  ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames, LinkPing ping = {},
                    std::optional<CurveClientKeys> curve = std::nullopt);
 
   void send(const std::string& to, tree::TreeMessage message) override;
@@ -41,22 +59,32 @@ class ZmqTreeTransport : public tree::TreeTransport {
   // closes sockets idle for a while.
   void flush(std::chrono::steady_clock::time_point now);
   bool backlogged() const;
+  // Peers whose connection closed since the last call (each once per close).
+  std::vector<std::string> takeDisconnected();
+  // The monitors' sockets, to wake the event loop when a connection closes.
+  void addPollItems(std::vector<zmq::pollitem_t>& items);
 
   uint64_t framesDropped() const { return frames_dropped_; }
 
  private:
   struct Peer {
-    zmq::socket_t socket;
+    zmq::socket_t socket;   // tree messages
+    zmq::socket_t probe;    // no messages: ZMTP PINGs only, watched by `monitor`
+    zmq::socket_t monitor;  // PAIR receiving the probe's disconnect events
     std::deque<std::string> backlog;
     std::chrono::steady_clock::time_point last_used;
   };
   Peer& peer(const std::string& address);
   bool trySend(Peer& peer, const std::string& frame);
+  void watch(Peer& peer, const std::string& address);
+  void setCurve(zmq::socket_t& socket);
 
   zmq::context_t& context_;
   std::size_t max_backlog_frames_;
+  LinkPing ping_;
   std::optional<CurveClientKeys> curve_;
   std::map<std::string, std::unique_ptr<Peer>> peers_;
+  uint64_t monitors_made_ = 0;
   uint64_t frames_dropped_ = 0;
   RateLimitedLog log_;
 };

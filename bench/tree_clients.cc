@@ -7,13 +7,13 @@ namespace {
 
 constexpr std::string_view kEventName = "BENCH_TREE";
 
+}  // namespace
+
 uint64_t wallNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-}  // namespace
 
 Result<std::unique_ptr<EventSink>> EventSink::start(const std::string& endpoint,
                                                     const std::string& filter,
@@ -41,6 +41,8 @@ void EventSink::onNotification(const Notification& n) {
   if (n.event.payload != StreamPublisher::kStreamPayload) {
     std::lock_guard lock(mutex_);
     other_payloads_.push_back(n.event.payload);
+    other_stamps_.push_back({n.event.event_name, static_cast<uint64_t>(n.event.time_sec) * 1'000'000'000ULL +
+                                                     static_cast<uint64_t>(n.event.time_nsec)});
     other_events_.fetch_add(1);
     return;
   }
@@ -66,10 +68,16 @@ std::vector<std::string> EventSink::otherPayloads() const {
   return other_payloads_;
 }
 
+std::vector<EventSink::Stamped> EventSink::otherStamps() const {
+  std::lock_guard lock(mutex_);
+  return other_stamps_;
+}
+
 void EventSink::reset() {
   std::lock_guard lock(mutex_);
   latencies_ns_.clear();
   other_payloads_.clear();
+  other_stamps_.clear();
   stream_events_ = other_events_ = missed_ = first_ns_ = last_ns_ = 0;
 }
 

@@ -20,6 +20,8 @@ namespace ftb::bench {
 // Subscribes one client to `filter`. Events with StreamPublisher's stream
 // payload are counted and timed; any other event (warm-ups, FTB.AGENT
 // reports) is kept whole.
+uint64_t wallNs();
+
 class EventSink {
  public:
   static Result<std::unique_ptr<EventSink>> start(const std::string& endpoint,
@@ -37,6 +39,13 @@ class EventSink {
   // machine) to this callback.
   std::vector<uint64_t> latenciesNs() const;
   std::vector<std::string> otherPayloads() const;
+  // Any other event's name and publish time (the publishing agent's wall
+  // clock, same machine), in arrival order: detection times after a kill.
+  struct Stamped {
+    std::string event_name;
+    uint64_t published_wall_ns = 0;
+  };
+  std::vector<Stamped> otherStamps() const;
   void reset();
 
  private:
@@ -48,6 +57,7 @@ class EventSink {
   mutable std::mutex mutex_;
   std::vector<uint64_t> latencies_ns_;
   std::vector<std::string> other_payloads_;
+  std::vector<Stamped> other_stamps_;
 };
 
 struct PublishPlan {

@@ -89,6 +89,7 @@ struct TreeRepairOptions {
   uint32_t heartbeat_ms = 200;
   uint32_t timeout_ms = 800;
   int kills = 3;  // one after another, each once the tree is whole again
+  bool silent = false;  // SIGSTOP instead of SIGKILL: no FIN/RST, only silence tells
 };
 
 struct TreeRepairResult {
@@ -96,6 +97,9 @@ struct TreeRepairResult {
   // kill_to_whole_ms from each kill to every orphan's report delivered at the root.
   std::vector<double> repair_ms;
   std::vector<double> kill_to_whole_ms;
+  // From each kill to each FTB_AGENT_PARENT_LOST / CHILD_LOST report's publish
+  // time (the parent and the orphans of the victim): detection.
+  std::vector<double> detection_ms;
   int orphans = 0;
 };
 

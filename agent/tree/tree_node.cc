@@ -255,7 +255,15 @@ void TreeNode::onJoinRequest(const NodeRef& from, const JoinRequest& request, Na
     reply.redirect.push_back(child->node);
     if (reply.redirect.size() == kRedirectChoices) break;
   }
-  if (reply.redirect.empty()) return refuse("full");
+  if (reply.redirect.empty()) {
+    // Its lost parent still holds a place here: the orphan noticed the death
+    // (a closed connection is seen within a millisecond) before we did. Ask
+    // it to retry, as a repairing sibling does, rather than found a tree.
+    for (const Link* child : children) {
+      if (child->node.sameNode(request.lost_parent)) return refuse("not ready: your lost parent is still my child");
+    }
+    return refuse("full");
+  }
   send(from.address, std::move(reply));
 }
 
@@ -473,6 +481,11 @@ void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
   std::vector<NodeRef> path = hb.path;
   path.push_back(self_);
   path_ = std::move(path);
+}
+
+void TreeNode::onPeerDisconnected(const std::string& address, Nanos now) {
+  if (links_.count(address) == 0) return;
+  dropLink(address, "its connection closed", now);
 }
 
 // ---- timers ----

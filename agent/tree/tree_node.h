@@ -84,6 +84,11 @@ class TreeNode {
   // overloaded agent does not tear down healthy links, a dead peer is still
   // found.
   void tick(Nanos now, bool input_backlog = false);
+  // The transport saw its connection to `address` close: the peer's kernel
+  // closed it (the process died) or the transport's own keepalive heard
+  // nothing (a silent death). A link to `address` is dead at once, without
+  // waiting for the link timeout; other addresses are ignored.
+  void onPeerDisconnected(const std::string& address, Nanos now);
   static constexpr int kBacklogTimeoutFactor = 4;
   // Sends the event batches built since the last flush.
   void flush();

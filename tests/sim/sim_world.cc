@@ -75,6 +75,16 @@ void World::kill(std::size_t index) {
   n.tree.reset();
 }
 
+void World::killClosingConnections(std::size_t index) {
+  const std::string address = nodes_[index]->address;
+  kill(index);
+  for (auto& other : nodes_) {
+    if (!other->alive || !other->tree) continue;
+    other->tree->onPeerDisconnected(address, now_);
+    other->tree->flush();
+  }
+}
+
 void World::setIsland(std::size_t index, int island) { nodes_[index]->island = island; }
 
 void World::stall(std::size_t index, Nanos until) { nodes_[index]->stalled_until = until; }

@@ -29,6 +29,10 @@ class World {
   // Adds node `index` (address "n<index>") and starts it at `at`.
   void addNode(std::size_t index, Nanos at);
   void kill(std::size_t index);
+  // Kills node `index` as a process death does: its kernel closes its
+  // connections, so every live node linked to it hears of it at once
+  // (TreeNode::onPeerDisconnected) instead of by silence.
+  void killClosingConnections(std::size_t index);
   void restart(std::size_t index);  // a new incarnation at the same address
   // Nodes in different islands cannot reach each other; all in island 0 heals.
   void setIsland(std::size_t index, int island);

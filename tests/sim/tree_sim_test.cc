@@ -212,6 +212,31 @@ BOOST_AUTO_TEST_CASE(the_oldest_child_of_a_dead_root_takes_over_within_a_second)
   printRepairs(world, "root death");
 }
 
+BOOST_AUTO_TEST_CASE(a_process_death_is_repaired_well_within_a_link_timeout) {
+  // Its closed connections tell its neighbours at once; silence would take a
+  // whole link timeout before any repair began.
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  const auto config = simConfig({"n0"});
+  World world(seed, config);
+  for (std::size_t i = 0; i < 30; ++i) world.addNode(i, Nanos(i * 1'000'000));
+  world.subscribe(29, "");
+  world.runUntil(2s);
+  expectClean(world.checkSingleTree(), seed, "before");
+  std::size_t victim = world.size();
+  for (std::size_t i : interiorNodes(world)) {
+    if (world.node(i).tree->parent()) victim = i;  // interior, not the root
+  }
+  BOOST_TEST_REQUIRE(victim < world.size(), "no interior agent below the root (seed " << seed << ")");
+  const std::size_t orphans = world.node(victim).tree->children().size();
+  const std::size_t repairs = world.repairTimes().size();
+  world.killClosingConnections(victim);
+  world.runUntil(world.now() + config.link_timeout / 2);
+  expectClean(world.checkSingleTree(), seed, "half a link timeout after the kill");
+  BOOST_TEST(world.repairTimes().size() - repairs == orphans,
+             "orphans repaired " << world.repairTimes().size() - repairs << " of " << orphans
+                                 << " (seed " << seed << ")");
+}
+
 BOOST_AUTO_TEST_CASE(a_starved_agent_keeps_its_links_until_four_link_timeouts) {
   const uint64_t seed = seedFromEnvironment(std::random_device{}());
   const auto config = simConfig({"n0"});

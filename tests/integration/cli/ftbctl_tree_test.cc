@@ -209,8 +209,9 @@ BOOST_AUTO_TEST_CASE(tree_shows_every_agent_under_its_parent_and_heals_after_a_k
 }
 
 BOOST_AUTO_TEST_CASE(an_agent_that_does_not_answer_is_listed_unreachable_and_exits_5) {
-  // Links never time out here, so the parent keeps listing the stopped agent.
-  Agents agents = startTree(3, {"--tree-timeout-ms=600000"});
+  // Links never time out here (no heartbeat timeout; PINGs, off by default,
+  // stated for clarity), so the parent keeps listing the stopped agent.
+  Agents agents = startTree(3, {"--tree-timeout-ms=600000", "--tree-ping-ms=0"});
   waitForTree(*agents[0], "saw all agents join", [](const auto& e) { return allAnswered(e, 3); });
 
   Resume resume{agents[2]->pid()};
