@@ -75,6 +75,7 @@ bool Agent::applyReloadedConfig() {
   fixed("tree-timeout-ms", config_.tree_timeout_ms, next.tree_timeout_ms);
   fixed("tree-retention-events", config_.tree_retention_events, next.tree_retention_events);
   fixed("tree-retention-s", config_.tree_retention_s, next.tree_retention_s);
+  fixed("tree-retention-bytes", config_.tree_retention_bytes, next.tree_retention_bytes);
   if (!restart_only.empty()) {
     spdlog::warn("configuration reload: {} changed but take effect only after a restart",
                  fmt::join(restart_only, ", "));
@@ -88,6 +89,7 @@ bool Agent::applyReloadedConfig() {
   noteChange(changes, "client-timeout-ms", config_.client_timeout_ms, next.client_timeout_ms);
   noteChange(changes, "history-events", config_.history_events, next.history_events);
   noteChange(changes, "history-max-age-s", config_.history_max_age_s, next.history_max_age_s);
+  noteChange(changes, "history-bytes", config_.history_bytes, next.history_bytes);
   noteChange(changes, "max-subscriptions-per-client", config_.max_subscriptions_per_client,
              next.max_subscriptions_per_client);
   noteChange(changes, "tree-seeds", fmt::format("[{}]", fmt::join(config_.tree_seeds, ",")),
@@ -104,7 +106,9 @@ bool Agent::applyReloadedConfig() {
   for (auto& [id, session] : sessions_) session->outbound.setCapacity(next.client_queue_events);
   config_.history_events = next.history_events;
   config_.history_max_age_s = next.history_max_age_s;
-  history_.setLimits(next.history_events, std::chrono::seconds(next.history_max_age_s));
+  config_.history_bytes = next.history_bytes;
+  history_.setLimits(next.history_events, next.history_bytes,
+                     std::chrono::seconds(next.history_max_age_s));
   history_.prune(std::chrono::steady_clock::now());
   if (config_.tree_seeds != next.tree_seeds) {
     config_.tree_seeds = next.tree_seeds;

@@ -35,6 +35,9 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
       ->capture_default_str();
   app.add_option("--history-max-age-s", c.history_max_age_s, "Oldest event kept for replay, seconds")
       ->capture_default_str();
+  app.add_option("--history-bytes", c.history_bytes,
+                 "Memory the replay history may hold: event bytes plus ~96 bytes each (0 disables)")
+      ->capture_default_str();
   app.add_option("--max-subscriptions-per-client", c.max_subscriptions_per_client,
                  "Subscriptions one client may hold")
       ->capture_default_str();
@@ -86,6 +89,9 @@ void addAgentOptions(CLI::App& app, AgentConfig& c) {
                  "Oldest event kept for replay after a repair, seconds")
       ->capture_default_str()
       ->check(CLI::Range(1u, 86400u));
+  app.add_option("--tree-retention-bytes", c.tree_retention_bytes,
+                 "Memory the tree's replay window may hold: event bytes plus ~136 bytes each")
+      ->capture_default_str();
 }
 
 }  // namespace ftb::agent
