@@ -68,7 +68,8 @@ Agent::Agent(AgentConfig config)
       context_(1),
       socket_(context_, zmq::socket_type::router),
       started_(std::chrono::steady_clock::now()),
-      history_(config_.history_events, std::chrono::seconds(config_.history_max_age_s)) {
+      history_(config_.history_events, config_.history_bytes,
+               std::chrono::seconds(config_.history_max_age_s)) {
   if (config_.name.empty()) config_.name = hostName();
 }
 

@@ -100,7 +100,7 @@ void Agent::onHistoryQuery(const std::string& routing_id, const proto::Envelope&
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_history_reply();
-  for (const auto& e : events) r->add_events(e->bytes);
+  for (const auto& e : events) r->add_events(*e->bytes);
   reply(routing_id, answer);
 }
 

@@ -88,7 +88,7 @@ bool Agent::publishLastWill(ClientSession& session) {
   routed->event = stampLastWill(std::move(*session.last_will), std::chrono::system_clock::now(),
                                 config_.name, session.peer);
   session.last_will.reset();
-  routed->bytes = routed->event.SerializeAsString();
+  routed->bytes = std::make_shared<const std::string>(routed->event.SerializeAsString());
   routed->arrived = std::chrono::steady_clock::now();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();

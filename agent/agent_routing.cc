@@ -145,7 +145,11 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
     sender->set_credentials_known(true);
   }
   auto routed = std::make_shared<RoutedEvent>();
-  routed->bytes = bytes + verified.SerializeAsString();
+  std::string merged;
+  merged.reserve(bytes.size() + 64);
+  merged.append(bytes);
+  verified.AppendToString(&merged);
+  routed->bytes = std::make_shared<const std::string>(std::move(merged));
   event.mutable_sender()->CopyFrom(*sender);
   routed->event = std::move(event);
   routed->arrived = std::chrono::steady_clock::now();
@@ -186,7 +190,7 @@ void Agent::enqueueDelivery(ClientSession& session, const RoutedEventPtr& routed
   batch.metered.emplace_back(&metrics_.events(routed->event.event_space(), routed->event.severity()),
                              publishTime(routed->event));
   auto* delivery = batch.envelope.mutable_deliver()->add_deliveries();
-  delivery->set_event(routed->bytes);
+  delivery->set_event(*routed->bytes);
   for (uint32_t id : subscription_ids) delivery->add_subscription_ids(id);
   if (++batch.events >= kMaxDeliveriesPerFrame) {
     Batch full = std::move(batch);

@@ -53,6 +53,7 @@ Status Agent::startTree() {
   tc.seeds = config_.tree_seeds;
   tc.retention_events = config_.tree_retention_events;
   tc.retention_age = std::chrono::seconds(config_.tree_retention_s);
+  tc.retention_bytes = config_.tree_retention_bytes;
   tc.reorder_timeout = std::max<tree::Nanos>(4 * tc.link_timeout, std::chrono::seconds(2));
   incarnation_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                            std::chrono::system_clock::now().time_since_epoch())
@@ -108,7 +109,7 @@ void Agent::sendToTree(const RoutedEventPtr& routed, const std::string& publishe
   if (!tree_) return;
   tree::TreeEvent event{publisher_key, routed->event.id().seq(), routed->event.event_space(),
                         routed->event.type() == proto::RESPONSE,
-                        std::shared_ptr<const std::string>(routed, &routed->bytes)};
+                        routed->bytes};  // the bytes only: the parsed event is not kept
   tree_->publishLocal(event, treeNow(routed->arrived));
 }
 
@@ -120,7 +121,7 @@ void Agent::deliverLocal(const tree::TreeEvent& event) {
     log_.warn("bad-tree-event", "an event from another agent does not parse");
     return;
   }
-  routed->bytes = *event.bytes;
+  routed->bytes = event.bytes;  // shared with the RelayLog, not copied
   routed->arrived = std::chrono::steady_clock::now();
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_tree->Increment();
   history_.add(routed);
@@ -206,7 +207,7 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   sender->set_uid(geteuid());
   sender->set_pid(static_cast<uint32_t>(getpid()));
   sender->set_credentials_known(true);
-  routed->bytes = e.SerializeAsString();
+  routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
   routed->arrived = std::chrono::steady_clock::now();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(e.event_space(), e.severity()).received_local->Increment();

@@ -30,6 +30,8 @@ struct AgentConfig {
   uint32_t client_timeout_ms = 5000;  // silence after which a client is dropped
   uint32_t history_events = 10000;
   uint32_t history_max_age_s = 3600;
+  // Bound of the history by memory: the events' bytes plus a fixed overhead each.
+  uint64_t history_bytes = 4 * 1024 * 1024;
   uint32_t max_subscriptions_per_client = 1024;
   std::string log_level = "info";
   std::string ready_file;  // written with the bound endpoints once clients are accepted
@@ -62,6 +64,8 @@ struct AgentConfig {
   uint32_t tree_ping_timeout_ms = 150;
   uint32_t tree_retention_events = 100000;
   uint32_t tree_retention_s = 60;
+  // Bound of the tree's retention by memory, as history_bytes.
+  uint64_t tree_retention_bytes = 4 * 1024 * 1024;
 };
 
 struct Setting;

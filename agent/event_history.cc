@@ -11,28 +11,41 @@ bool sameEventId(const proto::EventId& a, const proto::EventId& b) {
          a.origin().host() == b.origin().host();
 }
 
-EventHistory::EventHistory(std::size_t max_events, std::chrono::seconds max_age)
-    : max_events_(max_events), max_age_(max_age) {}
+EventHistory::EventHistory(std::size_t max_events, std::size_t max_bytes,
+                           std::chrono::seconds max_age)
+    : max_events_(max_events), max_bytes_(max_bytes), max_age_(max_age) {}
 
 void EventHistory::add(const RoutedEventPtr& event) {
-  if (max_events_ == 0) return;
-  if (events_.size() == max_events_) events_.pop_front();
+  if (max_events_ == 0 || max_bytes_ == 0 || !event->bytes) return;
   events_.push_back({event->bytes, event->arrived});
+  bytes_ += retainedCost(event->bytes.get());
+  trim();
 }
 
-void EventHistory::setLimits(std::size_t max_events, std::chrono::seconds max_age) {
+void EventHistory::popOldest() {
+  bytes_ -= retainedCost(events_.front().bytes.get());
+  events_.pop_front();
+}
+
+void EventHistory::trim() {
+  while (!events_.empty() && (events_.size() > max_events_ || bytes_ > max_bytes_)) popOldest();
+}
+
+void EventHistory::setLimits(std::size_t max_events, std::size_t max_bytes,
+                             std::chrono::seconds max_age) {
   max_events_ = max_events;
+  max_bytes_ = max_bytes;
   max_age_ = max_age;
-  while (events_.size() > max_events_) events_.pop_front();
+  trim();
 }
 
 void EventHistory::prune(std::chrono::steady_clock::time_point now) {
-  while (!events_.empty() && now - events_.front().arrived > max_age_) events_.pop_front();
+  while (!events_.empty() && now - events_.front().arrived > max_age_) popOldest();
 }
 
 RoutedEventPtr EventHistory::parse(const Entry& entry) {
   auto routed = std::make_shared<RoutedEvent>();
-  routed->event.ParseFromString(entry.bytes);  // bytes the agent accepted: they parse
+  routed->event.ParseFromString(*entry.bytes);  // bytes the agent accepted: they parse
   routed->bytes = entry.bytes;
   routed->arrived = entry.arrived;
   return routed;
@@ -40,7 +53,9 @@ RoutedEventPtr EventHistory::parse(const Entry& entry) {
 
 std::optional<proto::EventId> EventHistory::newestId() const {
   if (events_.empty()) return std::nullopt;
-  return parse(events_.back())->event.id();
+  proto::Event event;
+  event.ParseFromString(*events_.back().bytes);
+  return event.id();
 }
 
 std::vector<RoutedEventPtr> EventHistory::since(const proto::EventId& since, const Filter& filter,
@@ -49,7 +64,7 @@ std::vector<RoutedEventPtr> EventHistory::since(const proto::EventId& since, con
   *found = false;
   for (std::size_t i = events_.size(); i-- > 0;) {
     proto::Event event;
-    event.ParseFromString(events_[i].bytes);
+    event.ParseFromString(*events_[i].bytes);
     if (sameEventId(event.id(), since)) {
       *found = true;
       first = i + 1;

@@ -1,10 +1,14 @@
-// A bounded window of recent events (by count and by age) that clients can ask
-// to have replayed when they subscribe, like PMIx's cache for late handlers.
+// A bounded window of recent events (by count, by bytes and by age) that clients
+// can ask to have replayed when they subscribe, like PMIx's cache for late handlers.
+// It keeps a reference to each event's serialized bytes only: the one buffer the
+// delivery path and the tree's RelayLog share (no copy, no parsed proto kept);
+// replays are rare, routing is not, so a replay re-parses.
 // Threading: owned and used by the agent's event-loop thread only.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -16,25 +20,37 @@
 
 namespace ftb::agent {
 
+// An event's serialized bytes, immutable once accepted, shared by every store
+// and queue that holds the event.
+using SharedBytes = std::shared_ptr<const std::string>;
+
 // An accepted event, parsed once, with the bytes forwarded to subscribers.
+// The parsed form lives only while the event is routed (or replayed).
 struct RoutedEvent {
   proto::Event event;
-  std::string bytes;
+  SharedBytes bytes;
   std::chrono::steady_clock::time_point arrived;
 };
 
 using RoutedEventPtr = std::shared_ptr<const RoutedEvent>;
 
+// What one retained event counts against a byte bound: its bytes plus what
+// keeping them costs besides (the record, the shared buffer's control block and
+// string, allocator headers). An estimate that keeps the bound close to RSS.
+inline constexpr std::size_t kRetainedEventOverhead = 96;
+inline std::size_t retainedCost(const std::string* bytes) {
+  return (bytes ? bytes->size() : 0) + kRetainedEventOverhead;
+}
+
 class EventHistory {
  public:
-  EventHistory(std::size_t max_events, std::chrono::seconds max_age);
+  // 0 events or 0 bytes disables the history.
+  EventHistory(std::size_t max_events, std::size_t max_bytes, std::chrono::seconds max_age);
 
-  // Keeps a copy of the event's bytes only: replays are rare, routing is not,
-  // so parsed events are freed right after routing and re-parsed on replay.
   void add(const RoutedEventPtr& event);
   void prune(std::chrono::steady_clock::time_point now);
-  // New bounds (configuration reload); the oldest events beyond max_events go at once.
-  void setLimits(std::size_t max_events, std::chrono::seconds max_age);
+  // New bounds (configuration reload); the oldest events beyond them go at once.
+  void setLimits(std::size_t max_events, std::size_t max_bytes, std::chrono::seconds max_age);
 
   // Matching events that arrived after the one with id `since`, oldest first.
   // *found is false when `since` is no longer (or never was) retained; then every
@@ -45,18 +61,25 @@ class EventHistory {
   std::vector<RoutedEventPtr> lastN(std::size_t n, const Filter& filter) const;
 
   std::size_t size() const { return events_.size(); }
+  // What the retained events count against the byte bound (see retainedCost).
+  std::size_t retainedBytes() const { return bytes_; }
   // Id of the newest retained event, if any.
   std::optional<proto::EventId> newestId() const;
 
  private:
-  std::size_t max_events_;
-  std::chrono::seconds max_age_;
   struct Entry {
-    std::string bytes;
+    SharedBytes bytes;
     std::chrono::steady_clock::time_point arrived;
   };
   static RoutedEventPtr parse(const Entry& entry);
-  std::deque<Entry> events_;
+  void popOldest();
+  void trim();  // to max_events_ and max_bytes_
+
+  std::size_t max_events_;
+  std::size_t max_bytes_;
+  std::chrono::seconds max_age_;
+  std::deque<Entry> events_;  // oldest first; 24-byte records in blocks, no node per event
+  std::size_t bytes_ = 0;
 };
 
 bool sameEventId(const proto::EventId& a, const proto::EventId& b);

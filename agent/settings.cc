@@ -45,6 +45,9 @@ const std::array kSettings = {
             "", R::kLive},
     Setting{"history-max-age-s", &C::history_max_age_s, "Oldest event kept for replay", "s",
             R::kLive},
+    Setting{"history-bytes", &C::history_bytes,
+            "Memory the replay history may hold: event bytes plus ~96 bytes each (0 disables)", "bytes",
+            R::kLive},
     Setting{"max-subscriptions-per-client", &C::max_subscriptions_per_client,
             "Subscriptions one client may hold", "", R::kLive},
     Setting{"log-level", &C::log_level, "trace, debug, info, warn, error, critical or off", "",
@@ -110,6 +113,9 @@ const std::array kSettings = {
             R::kRestart},
     Setting{"tree-retention-s", &C::tree_retention_s, "Oldest event kept for replay after a repair",
             "s", R::kRestart, NumberRange{1, 86400}},
+    Setting{"tree-retention-bytes", &C::tree_retention_bytes,
+            "Memory the tree's replay window may hold: event bytes plus ~136 bytes each", "bytes",
+            R::kRestart},
 };
 
 }  // namespace

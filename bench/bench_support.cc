@@ -208,6 +208,14 @@ ProcessUsage processUsage(pid_t pid) {
   return u;
 }
 
+uint64_t peakRssBytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string l; std::getline(status, l);) {
+    if (l.rfind("VmHWM:", 0) == 0) return std::stoull(l.substr(l.find(':') + 1)) * 1024;  // "N kB"
+  }
+  return 0;
+}
+
 ProcessUsage selfUsage() {
   rusage r{};
   getrusage(RUSAGE_SELF, &r);  // the sum over all threads of this process

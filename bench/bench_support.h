@@ -80,6 +80,9 @@ ProcessUsage operator-(const ProcessUsage& a, const ProcessUsage& b);
 ProcessUsage processUsage(pid_t pid);
 // The calling process, from getrusage (microsecond resolution).
 ProcessUsage selfUsage();
+// Another process's peak resident set so far (VmHWM in /proc/<pid>/status), in
+// bytes; 0 when it cannot be read.
+uint64_t peakRssBytes(pid_t pid);
 
 // One end of a bidirectional pipe between the orchestrator and a child.
 // Carries plain structs: both ends know which message comes next.

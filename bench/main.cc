@@ -48,7 +48,7 @@ std::string kernel() {
   return std::string(u.sysname) + " " + u.release;
 }
 
-void printThroughput(const ThroughputOptions& o, const ThroughputResult& r) {
+void printThroughput(const ThroughputOptions& o, const ThroughputResult& r, double agent_peak_rss_mb) {
   std::printf("\n[1] one-way throughput: %s x %zu-byte events, publisher -> agent -> subscriber "
               "(%s%s), separate processes, IPC\n",
               withCommas(o.events).c_str(), o.payload_bytes,
@@ -79,6 +79,7 @@ void printThroughput(const ThroughputOptions& o, const ThroughputResult& r) {
               "(agent / publisher / subscriber)\n",
               r.agent.voluntary_switches / n * 1e3, r.publisher.voluntary_switches / n * 1e3,
               r.subscriber.voluntary_switches / n * 1e3);
+  std::printf("  agent memory   peak RSS %.1f MB (VmHWM since the agent started)\n", agent_peak_rss_mb);
 }
 
 void printFloor(const FloorOptions& o, const FloorResult& r) {
@@ -251,6 +252,7 @@ int run(int argc, char** argv) {
   }
 
   std::optional<ThroughputResult> t;
+  double agent_peak_rss_mb = 0;
   if (!skip_throughput) {
     auto r = runThroughput(tput);
     if (!r.ok()) {
@@ -258,7 +260,8 @@ int run(int argc, char** argv) {
       return 1;
     }
     t = *r;
-    printThroughput(tput, *t);
+    agent_peak_rss_mb = static_cast<double>(peakRssBytes(tput.agent_pid)) / 1e6;
+    printThroughput(tput, *t, agent_peak_rss_mb);
     std::fflush(stdout);
   }
 
@@ -326,6 +329,7 @@ int run(int argc, char** argv) {
     std::printf("publish_resource_exhausted_retries=%llu\n",
                 static_cast<unsigned long long>(t->resource_exhausted_retries));
     std::printf("agent_cpu_s_per_event=%.3e\n", t->agent.cpu_seconds / n);
+    std::printf("agent_peak_rss_mb=%.1f\n", agent_peak_rss_mb);
   }
   auto rttLines = [](const char* prefix, const RoundTripResult& r) {
     const double n = r.rounds > 0 ? static_cast<double>(r.rounds) : 1;

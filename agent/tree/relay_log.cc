@@ -130,20 +130,46 @@ bool RelayLog::admit(const TreeEvent& event, const std::string& from, Nanos now)
     return false;
   }
   if (s.event_space.empty()) s.event_space = event.event_space;
-  s.from = from;
+  if (s.from != from) s.from = from;
   s.updated = now;
-  if (max_events_ > 0) {
-    if (events_.size() >= max_events_) events_.pop_front();
-    events_.push_back(Entry{event, from, now});
-  }
+  retain(s, event, from, now);
   return true;
 }
 
+std::shared_ptr<const std::string> RelayLog::internFrom(const std::string& from) {
+  if (last_from_ && *last_from_ == from) return last_from_;
+  auto& name = from_names_[from];
+  if (!name) name = std::make_shared<const std::string>(from);
+  last_from_ = name;
+  return name;
+}
+
+void RelayLog::retain(Sequence& s, const TreeEvent& event, const std::string& from, Nanos now) {
+  if (max_events_ == 0 || max_bytes_ == 0) return;
+  if (!s.source || s.source->event_space != event.event_space) {
+    s.source = std::make_shared<const Source>(Source{event.publisher, event.event_space});
+  }
+  Entry entry{s.source, internFrom(from), event.bytes, event.seq, now, event.flood};
+  bytes_ += costOf(entry);
+  events_.push_back(std::move(entry));
+  while (!events_.empty() && (events_.size() > max_events_ || bytes_ > max_bytes_)) popOldest();
+}
+
+void RelayLog::popOldest() {
+  bytes_ -= costOf(events_.front());
+  events_.pop_front();
+}
+
 void RelayLog::prune(Nanos now) {
-  while (!events_.empty() && now - events_.front().arrived > max_age_) events_.pop_front();
+  while (!events_.empty() && now - events_.front().arrived > max_age_) popOldest();
   // A publisher quiet for twice the retention age can no longer have
   // duplicates in flight.
   std::erase_if(sequences_, [&](const auto& entry) { return now - entry.second.updated > 2 * max_age_; });
+  // Addresses no retained event refers to any more (links gone).
+  std::erase_if(from_names_, [&](const auto& entry) {
+    return entry.second.use_count() == 1 + (entry.second == last_from_ ? 1 : 0);
+  });
+  if (last_from_ && last_from_.use_count() == 1) last_from_.reset();
 }
 
 SeenVector RelayLog::report(const InterestMatcher& interest, const SeenVector& beyond) const {
@@ -180,14 +206,15 @@ Replay RelayLog::missing(const InterestMatcher& interest, const SeenVector& thei
   for (const SeenEntry& e : their_seen) theirs[e.publisher] = &e;
   std::unordered_map<std::string, std::vector<uint64_t>> kept;  // retained, of publishers they reported
   for (const Entry& e : events_) {
-    auto it = theirs.find(e.event.publisher);
-    if (it != theirs.end()) kept[e.event.publisher].push_back(e.event.seq);
-    if (e.from == not_from && !not_from.empty()) continue;
-    if (!e.event.flood && !interest.matches(e.event.event_space)) continue;
+    const std::string& publisher = e.source->publisher;
+    auto it = theirs.find(publisher);
+    if (it != theirs.end()) kept[publisher].push_back(e.seq);
+    if (!not_from.empty() && *e.from == not_from) continue;
+    if (!e.flood && !interest.matches(e.source->event_space)) continue;
     const bool lacks = it != theirs.end()
-                           ? e.event.seq > it->second->high || contains(it->second->holes, e.event.seq)
+                           ? e.seq > it->second->high || contains(it->second->holes, e.seq)
                            : now - e.arrived <= window;
-    if (lacks) out.events.push_back(e.event);
+    if (lacks) out.events.push_back(e.toEvent());
   }
   for (const SeenEntry& their : their_seen) {
     auto it = sequences_.find(their.publisher);
@@ -208,10 +235,10 @@ Replay RelayLog::fill(SeenVector& wanted) const {
   std::unordered_map<std::string, SeenEntry*> by_publisher;
   for (SeenEntry& e : wanted) by_publisher[e.publisher] = &e;
   for (const Entry& e : events_) {
-    auto it = by_publisher.find(e.event.publisher);
-    if (it == by_publisher.end() || !contains(it->second->holes, e.event.seq)) continue;
-    removeValue(it->second->holes, e.event.seq);
-    out.events.push_back(e.event);
+    auto it = by_publisher.find(e.source->publisher);
+    if (it == by_publisher.end() || !contains(it->second->holes, e.seq)) continue;
+    removeValue(it->second->holes, e.seq);
+    out.events.push_back(e.toEvent());
   }
   // What is still wanted and was seen here is no longer retained.
   for (SeenEntry& e : wanted) {

@@ -3,11 +3,17 @@
 // dropped while a late gap-filler is let through), and a bounded window of
 // recent events, replayed to a side of the tree that missed them while a link
 // was down.
+// The window is bounded by count, by memory (bytes) and by age. It keeps each
+// event compactly: a reference to the serialized bytes the agent shares with its
+// history and delivery path (never a copy, never a parsed event), the
+// publisher's name and namespace once per publisher, the link's address once.
+// Threading: one thread (the agent's event loop, or the simulator) owns it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -28,7 +34,12 @@ struct Replay {
 
 class RelayLog {
  public:
-  RelayLog(std::size_t max_events, Nanos max_age) : max_events_(max_events), max_age_(max_age) {}
+  // A retained event counts bytes->size() plus a fixed overhead against
+  // max_bytes (kRetainedOverhead); events without bytes (the simulator's) the
+  // overhead only.
+  static constexpr std::size_t kRetainedOverhead = 136;  // record 72 + buffer control block and string 64
+  RelayLog(std::size_t max_events, Nanos max_age, std::size_t max_bytes = SIZE_MAX)
+      : max_events_(max_events), max_bytes_(max_bytes), max_age_(max_age) {}
 
   // Records an event that arrived from `from` ("" for a local publisher).
   // False when it is a duplicate. One older than the first seen is a replay
@@ -67,9 +78,16 @@ class RelayLog {
   std::optional<std::string> upstream(const std::string& publisher) const;
 
   std::size_t retained() const { return events_.size(); }
+  // What the retained events count against max_bytes.
+  std::size_t retainedBytes() const { return bytes_; }
   uint64_t duplicates() const { return duplicates_; }
 
  private:
+  // A publisher's name and namespace, shared by all its retained events.
+  struct Source {
+    std::string publisher;
+    std::string event_space;
+  };
   struct Sequence {
     uint64_t low = 0;  // first sequence seen (replays may lower it)
     uint64_t high = 0;
@@ -77,20 +95,38 @@ class RelayLog {
     std::string event_space;
     std::string from;  // the link the last one came from
     Nanos updated{};
+    std::shared_ptr<const Source> source;  // for its retained events
   };
+  // One retained event: about 64 bytes besides the shared bytes.
   struct Entry {
-    TreeEvent event;
-    std::string from;
+    std::shared_ptr<const Source> source;
+    std::shared_ptr<const std::string> from;  // interned link address ("" = local)
+    std::shared_ptr<const std::string> bytes;
+    uint64_t seq = 0;
     Nanos arrived{};
+    bool flood = false;
+    TreeEvent toEvent() const { return {source->publisher, seq, source->event_space, flood, bytes}; }
   };
+  static std::size_t costOf(const Entry& e) {
+    return (e.bytes ? e.bytes->size() : 0) + kRetainedOverhead;
+  }
+  void retain(Sequence& s, const TreeEvent& event, const std::string& from, Nanos now);
+  void popOldest();
+  std::shared_ptr<const std::string> internFrom(const std::string& from);
   bool admitSequence(Sequence& s, uint64_t seq);
   // The part of `wanted` that publisher `s` has seen but that is not in `retained` (sorted).
   static std::vector<SeqRange> goneOf(const Sequence& s, const std::vector<SeqRange>& wanted,
                                       const std::vector<uint64_t>& retained);
   std::size_t max_events_;
+  std::size_t max_bytes_;
   Nanos max_age_;
   std::unordered_map<std::string, Sequence> sequences_;
-  std::deque<Entry> events_;
+  std::deque<Entry> events_;  // oldest first; records in blocks, no node per event
+  std::size_t bytes_ = 0;     // costOf() summed over events_
+  // Link addresses the retained events came from, one string each; the last
+  // one used is cached (events come in runs from one link).
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> from_names_;
+  std::shared_ptr<const std::string> last_from_;
   uint64_t duplicates_ = 0;
 };
 

@@ -26,7 +26,7 @@ TreeNode::TreeNode(NodeRef self, TreeConfig config, TreeTransport& transport, Tr
       transport_(transport),
       host_(host),
       random_(random_seed),
-      relay_(config_.retention_events, config_.retention_age),
+      relay_(config_.retention_events, config_.retention_age, config_.retention_bytes),
       local_order_(config_.reorder_timeout) {
   path_ = {self_};
   for (const std::string& seed : config_.seeds) {

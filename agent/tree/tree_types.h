@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -57,6 +58,8 @@ struct TreeConfig {
   std::vector<std::string> seeds;           // addresses to join through (self is skipped)
   std::size_t retention_events = 100000;    // kept for replay after a repair
   Nanos retention_age = std::chrono::seconds(60);
+  // and by memory: bytes of the events plus a fixed overhead each (RelayLog).
+  std::size_t retention_bytes = 4 * 1024 * 1024;
   // After a repair, events of publishers the other side never saw are replayed
   // if they arrived since the split, plus this margin (events in flight when
   // the link died). Capped by retention_age.
