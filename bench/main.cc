@@ -121,7 +121,8 @@ int run(int argc, char** argv) {
   std::string subscriber_mode = "callback";
   FloorOptions floor;
   double subscriber_work_us = 0;
-  bool skip_throughput = false, skip_rtt = false, skip_floor = false;
+  bool skip_throughput = false, skip_rtt = false, skip_floor = false, subscription_scale = false;
+  uint64_t scale_events = 20'000;
 
   CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
                "one real ftb-agent that it starts itself. Prints figures; asserts nothing.",
@@ -149,6 +150,9 @@ int run(int argc, char** argv) {
   app.add_flag("--skip-floor", skip_floor, "Skip the transport-floor measurements");
   app.add_flag("--skip-throughput", skip_throughput, "Run only the round-trip measurements");
   app.add_flag("--skip-rtt", skip_rtt, "Run only the throughput measurement");
+  app.add_flag("--subscription-scale", subscription_scale,
+               "Also run [3]: throughput with 10 and with 10,000 subscriptions on the agent");
+  app.add_option("--scale-events", scale_events, "Events per run of [3]")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   tput.poll_subscriber = subscriber_mode == "poll";
   tput.subscriber_work = std::chrono::microseconds(static_cast<int64_t>(subscriber_work_us));
@@ -204,6 +208,46 @@ int run(int argc, char** argv) {
     t = *r;
     printThroughput(tput, *t);
     std::fflush(stdout);
+  }
+
+  std::optional<ThroughputResult> scale_few, scale_many;
+  if (subscription_scale) {
+    std::printf("\n[3] subscription scale: throughput as in [1] (%s events) while a crowd of idle "
+                "clients holds subscriptions in namespaces of their own; 2 of them match every event\n",
+                withCommas(scale_events).c_str());
+    std::fflush(stdout);
+    for (auto [clients, per_client] : {std::pair<uint32_t, uint32_t>{1, 9}, {100, 100}}) {
+      CrowdOptions crowd_options{.endpoint = tput.endpoint,
+                                 .clients = clients,
+                                 .subscriptions_per_client = per_client,
+                                 .matching = 2,
+                                 .matching_filter = "event_space=FTB.BENCH.SOURCE"};
+      auto crowd = startCrowd(crowd_options);
+      if (!crowd.ok()) {
+        std::cerr << "ftb_bench: " << crowd.status().message() << "\n";
+        return 1;
+      }
+      ThroughputOptions o = tput;
+      o.events = scale_events;
+      auto r = runThroughput(o);
+      const uint64_t crowd_got = stopCrowd(*crowd);
+      if (!r.ok()) {
+        std::cerr << "ftb_bench: subscription-scale run failed: " << r.status().message() << "\n";
+        return 1;
+      }
+      const uint64_t subscriptions = uint64_t{clients} * per_client + 1;  // + the subscriber's
+      std::printf("  %6s subscriptions (%3u crowd clients): %s events/s delivered, %s lost, "
+                  "agent CPU %.1f us/event; the crowd's 2 matching subscriptions got %s before it was stopped\n",
+                  withCommas(subscriptions).c_str(), clients,
+                  withCommas(static_cast<uint64_t>(r->deliveredPerSecond())).c_str(),
+                  withCommas(r->lost()).c_str(),
+                  r->agent.cpu_seconds / (r->published > 0 ? r->published : 1) * 1e6,
+                  withCommas(crowd_got).c_str());
+      std::fflush(stdout);
+      (clients == 1 ? scale_few : scale_many) = *r;
+    }
+    std::printf("  ratio 10,000 / 10 subscriptions: %.2f\n",
+                scale_many->deliveredPerSecond() / scale_few->deliveredPerSecond());
   }
 
   std::optional<RoundTripResult> rtt_callback, rtt_poll;
@@ -262,6 +306,12 @@ int run(int argc, char** argv) {
                 (r.agent.voluntary_switches + r.requester.voluntary_switches +
                  r.responder.voluntary_switches) / n);
   };
+  if (scale_few && scale_many) {
+    std::printf("scale_10_subscriptions_events_per_s=%.0f\n", scale_few->deliveredPerSecond());
+    std::printf("scale_10000_subscriptions_events_per_s=%.0f\n", scale_many->deliveredPerSecond());
+    std::printf("scale_ratio=%.2f\n",
+                scale_many->deliveredPerSecond() / scale_few->deliveredPerSecond());
+  }
   if (rtt_callback) rttLines("rtt_callback", *rtt_callback);
   if (rtt_poll) rttLines("rtt_poll", *rtt_poll);
   return 0;
