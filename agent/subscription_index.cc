@@ -9,13 +9,19 @@ namespace ftb::agent {
 void SubscriptionIndex::add(Owner owner, uint32_t id, const Filter& filter) {
   remove(owner, id);
   const Match key{owner, id};
-  Held held{filter, {}, {}};
+  Held held{filter, {}, {}, {}};
   if (auto keys = filter.eventSpaceKeys()) {
     for (auto& k : *keys) {
       auto& where = k.exact ? held.exact_keys : held.prefix_keys;
       if (std::find(where.begin(), where.end(), k.prefix) != where.end()) continue;  // a|a
       (k.exact ? exact_ : prefix_)[k.prefix].insert(key);
       where.push_back(std::move(k.prefix));
+    }
+  } else if (auto names = filter.eventNameKeys()) {
+    for (auto& name : *names) {
+      if (std::find(held.name_keys.begin(), held.name_keys.end(), name) != held.name_keys.end()) continue;
+      by_name_[name].insert(key);
+      held.name_keys.push_back(std::move(name));
     }
   } else {
     always_.insert(key);
@@ -36,6 +42,7 @@ void SubscriptionIndex::remove(Owner owner, uint32_t id) {
   };
   for (const auto& k : it->second.exact_keys) unfile(exact_, k);
   for (const auto& k : it->second.prefix_keys) unfile(prefix_, k);
+  for (const auto& k : it->second.name_keys) unfile(by_name_, k);
   always_.erase(key);
   held_.erase(it);
   auto o = ids_by_owner_.find(owner);
@@ -51,10 +58,16 @@ void SubscriptionIndex::removeOwner(Owner owner) {
 }
 
 template <typename Visit>
-void SubscriptionIndex::forEachCandidate(std::string_view event_space, Visit&& visit) const {
+void SubscriptionIndex::forEachCandidate(std::string_view event_space, std::string_view event_name,
+                                         Visit&& visit) const {
   // Filters fold case; events may carry a namespace in any case.
   const std::string space = toUpper(event_space);
   for (const Match& m : always_) visit(m);
+  if (!by_name_.empty()) {
+    if (auto b = by_name_.find(toUpper(event_name)); b != by_name_.end()) {
+      for (const Match& m : b->second) visit(m);
+    }
+  }
   if (auto b = exact_.find(space); b != exact_.end()) {
     for (const Match& m : b->second) visit(m);
   }
@@ -72,7 +85,7 @@ void SubscriptionIndex::forEachCandidate(std::string_view event_space, Visit&& v
 
 std::vector<SubscriptionIndex::Match> SubscriptionIndex::matching(const proto::Event& event) const {
   std::vector<Match> out;
-  forEachCandidate(event.event_space(), [&](const Match& m) {
+  forEachCandidate(event.event_space(), event.event_name(), [&](const Match& m) {
     if (held_.at(m).filter.matches(event)) out.push_back(m);
   });
   std::sort(out.begin(), out.end());
@@ -81,9 +94,10 @@ std::vector<SubscriptionIndex::Match> SubscriptionIndex::matching(const proto::E
   return out;
 }
 
-std::size_t SubscriptionIndex::candidateCount(std::string_view event_space) const {
+std::size_t SubscriptionIndex::candidateCount(std::string_view event_space,
+                                              std::string_view event_name) const {
   std::size_t n = 0;
-  forEachCandidate(event_space, [&](const Match&) { ++n; });
+  forEachCandidate(event_space, event_name, [&](const Match&) { ++n; });
   return n;
 }
 

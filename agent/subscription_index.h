@@ -1,8 +1,9 @@
 // SubscriptionIndex: which subscriptions may match an event, without scanning
 // them all. Subscriptions are keyed by the event-space keys their Filter
 // exposes (Filter::eventSpaceKeys): exact namespaces in one table, literal
-// namespace prefixes (FTB.MPI.*, FTB.MPI.**) in another; filters no key bounds
-// ("all", "", a leading glob) sit in an always-checked list. An event is looked
+// namespace prefixes (FTB.MPI.*, FTB.MPI.**) in another; a filter with no such
+// key but literal event names (event_name=A|B) is filed by name; filters nothing
+// bounds ("all", "", a leading glob) sit in an always-checked list. An event is looked
 // up by its namespace and each of its dotted prefixes, and only those candidates
 // run Filter::matches, which stays the single source of truth.
 //
@@ -47,8 +48,8 @@ class SubscriptionIndex {
   // Every held subscription whose filter matches `event`, ordered by owner then
   // id (so one owner's ids are contiguous and ascending, as in its std::map).
   std::vector<Match> matching(const proto::Event& event) const;
-  // How many filters matching() would evaluate for an event in `event_space`.
-  std::size_t candidateCount(std::string_view event_space) const;
+  // How many filters matching() would evaluate for such an event.
+  std::size_t candidateCount(std::string_view event_space, std::string_view event_name = {}) const;
   std::size_t size() const { return held_.size(); }
 
  private:
@@ -59,18 +60,19 @@ class SubscriptionIndex {
   };
   struct Held {
     Filter filter;
-    std::vector<std::string> exact_keys, prefix_keys;  // where it is filed; none: always_
+    std::vector<std::string> exact_keys, prefix_keys, name_keys;  // where it is filed; none: always_
   };
   using Bucket = std::unordered_set<Match, MatchHash>;
 
-  // Calls visit(match) for each candidate of `event_space` (a candidate once per key).
+  // Calls visit(match) for each candidate of such an event (a candidate once per key).
   template <typename Visit>
-  void forEachCandidate(std::string_view event_space, Visit&& visit) const;
+  void forEachCandidate(std::string_view event_space, std::string_view event_name, Visit&& visit) const;
 
   std::unordered_map<Match, Held, MatchHash> held_;
   std::unordered_map<Owner, std::unordered_set<uint32_t>> ids_by_owner_;
   std::unordered_map<std::string, Bucket> exact_;   // upper-case namespace
   std::unordered_map<std::string, Bucket> prefix_;  // upper-case leading segments
+  std::unordered_map<std::string, Bucket> by_name_;  // upper-case event name
   Bucket always_;
 };
 

@@ -432,6 +432,19 @@ std::optional<std::vector<Filter::SpaceKey>> Filter::eventSpaceKeys() const {
   return keys;
 }
 
+std::optional<std::vector<std::string>> Filter::eventNameKeys() const {
+  for (const auto& clause : clauses_) {
+    if (clause->field != Field::kEventName || clause->include.empty()) continue;
+    std::vector<std::string> names;
+    for (const auto& alt : clause->include) {
+      if (alt.glob.find('*') != std::string::npos) return std::nullopt;
+      names.push_back(alt.glob);  // compileName made it upper case; matching folds case
+    }
+    return names;
+  }
+  return std::nullopt;
+}
+
 bool Filter::matches(const proto::Event& event) const {
   for (const auto& clause : clauses_) {
     if (!clause->matches(event)) return false;

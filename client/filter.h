@@ -49,6 +49,10 @@ class Filter {
     bool exact = false;
   };
   std::optional<std::vector<SpaceKey>> eventSpaceKeys() const;
+  // The event names (upper case) the filter accepts when its event_name clause
+  // lists only literal names; nullopt when any name may match (no clause, "all",
+  // a glob, only exclusions).
+  std::optional<std::vector<std::string>> eventNameKeys() const;
 
   struct Clause;  // one key's alternatives; defined in filter.cc
 

@@ -115,6 +115,21 @@ BOOST_AUTO_TEST_CASE(other_keys_are_checked_on_candidates) {
              boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(filters_without_a_namespace_are_filed_by_literal_event_name) {
+  SubscriptionIndex index;
+  index.add(owner(1), 1, parsed("event_name=NODE_DOWN|link_down, severity>=error"));
+  index.add(owner(1), 2, parsed("event_name=NODE_*"));         // glob: always checked
+  index.add(owner(1), 3, parsed("event_name!=NODE_DOWN"));      // exclusion only: always checked
+  index.add(owner(1), 4, parsed("event_name=all, event_name=X"));  // 'all': always checked
+  BOOST_TEST(index.candidateCount("FTB.IB", "Link_Down") == 4u);
+  BOOST_TEST(index.candidateCount("FTB.IB", "OTHER") == 3u);
+  BOOST_TEST(index.matching(event("FTB.IB", "link_DOWN", ftb::proto::FATAL)) ==
+                 (std::vector<Match>{{owner(1), 1}, {owner(1), 3}, {owner(1), 4}}),
+             boost::test_tools::per_element());
+  index.remove(owner(1), 1);
+  BOOST_TEST(index.candidateCount("FTB.IB", "LINK_DOWN") == 3u);
+}
+
 BOOST_AUTO_TEST_CASE(add_replaces_and_remove_forgets) {
   SubscriptionIndex index;
   index.add(owner(1), 1, parsed("event_space=FTB.MPI"));
@@ -172,7 +187,12 @@ std::string randomFilter(std::mt19937& rng) {
     elements.push_back((rng() % 6 == 0 ? "event_space!=" : "event_space=") + values);
   }
   if (rng() % 4 == 0) elements.push_back(rng() % 2 ? "severity>=warning" : "severity=all");
-  if (rng() % 4 == 0) elements.push_back(rng() % 2 ? "event_name=E1|e2" : "event_name!=E*");
+  if (rng() % 3 == 0) {
+    static const std::vector<std::string> kNames = {"event_name=E1|e2", "event_name!=E*",
+                                                    "event_name=e3", "event_name=E*|E3",
+                                                    "event_name=all|E1", "event_name=E1, event_name=E3"};
+    elements.push_back(kNames[rng() % kNames.size()]);
+  }
   if (rng() % 6 == 0) elements.push_back("host_name=n1");
   std::shuffle(elements.begin(), elements.end(), rng);
   std::string text;
@@ -205,7 +225,8 @@ BOOST_AUTO_TEST_CASE(random_filters_match_as_brute_force) {
           index.removeOwner(owner(who));
           std::erase_if(brute.held, [&](const auto& kv) { return kv.first.owner == owner(who); });
         }
-        const auto e = event(randomSpace(rng), rng() % 2 ? "E1" : "E3",
+        static const std::vector<std::string> kEventNames = {"E1", "e1", "E2", "E3", "X"};
+        const auto e = event(randomSpace(rng), kEventNames[rng() % kEventNames.size()],
                              rng() % 2 ? ftb::proto::INFO : ftb::proto::FATAL, rng() % 2 ? "n1" : "n2");
         BOOST_TEST_CONTEXT("step " << step << ", event space " << e.event_space()) {
           BOOST_TEST_REQUIRE(index.size() == brute.held.size());
