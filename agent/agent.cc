@@ -426,6 +426,7 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   // the routing table: nothing is delivered to the departed).
   std::unique_ptr<ClientSession> gone = std::move(it->second);
   batches_.erase(s);
+  subscription_index_.removeOwner(s);
   if (!s->subscriptions.empty()) updateTreeInterest();
   if (auto p = by_publisher_.find(s->publisher_key); p != by_publisher_.end() && p->second == s) {
     by_publisher_.erase(p);

@@ -29,6 +29,7 @@
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
+#include "agent/subscription_index.h"
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
 #include "client/daemon/service_notifier.h"
@@ -177,6 +178,9 @@ class Agent : private tree::TreeHost {
 
   std::unordered_map<std::string, std::unique_ptr<ClientSession>> sessions_;  // by routing id
   std::unordered_map<std::string, ClientSession*> by_publisher_;  // publisher key -> session
+  // Every session's subscriptions, owner = ClientSession*: kept in step with
+  // ClientSession::subscriptions by onSubscribe, onUnsubscribe and removeSession.
+  SubscriptionIndex subscription_index_;
   // Highest sequence accepted per publisher key, kept for a while after the
   // client leaves so a reconnecting client's re-sent events are not routed twice.
   struct KnownPublisher {

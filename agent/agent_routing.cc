@@ -2,6 +2,8 @@
 // subscriptions, batching deliveries and acknowledging publishers.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "agent/agent.h"
 #include "client/codec.h"
 #include "client/event_codec.h"
@@ -169,18 +171,26 @@ void Agent::route(const RoutedEventPtr& routed) {
     auto it = by_publisher_.find(publisherKeyOf(event.response_to()));
     if (it != by_publisher_.end()) inbox_owner = it->second;
   }
+  // The index yields each session's matching ids contiguous and ascending:
+  // the same list, in the same order, as scanning session->subscriptions.
+  const std::vector<SubscriptionIndex::Match> matches = subscription_index_.matching(event);
   std::vector<uint32_t> ids;
-  for (auto& [routing_id, session] : sessions_) {
+  for (std::size_t i = 0; i < matches.size();) {
+    auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
     ids.clear();
-    for (const auto& [id, sub] : session->subscriptions) {
-      if (sub.filter.matches(event)) ids.push_back(id);
-    }
-    if (!ids.empty() && !mayReceive(*session, event.event_space())) {
+    for (; i < matches.size() && matches[i].owner == session; ++i) ids.push_back(matches[i].id);
+    if (!mayReceive(*session, event.event_space())) {
       metrics_.events(event.event_space(), event.severity()).withheld->Increment();
       continue;
     }
-    if (session.get() == inbox_owner) ids.push_back(kResponseInbox);
-    if (!ids.empty()) enqueueDelivery(*session, routed, ids);
+    if (session == inbox_owner) ids.push_back(kResponseInbox);
+    enqueueDelivery(*session, routed, ids);
+  }
+  // The requester of a response gets it even when no subscription of its own matches.
+  if (inbox_owner != nullptr &&
+      !std::any_of(matches.begin(), matches.end(),
+                   [&](const SubscriptionIndex::Match& m) { return m.owner == inbox_owner; })) {
+    enqueueDelivery(*inbox_owner, routed, {kResponseInbox});
   }
 }
 
@@ -291,6 +301,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   }
   session.subscriptions.insert_or_assign(request.subscription_id(),
                                          Subscription{request.subscription_id(), *filter});
+  subscription_index_.add(&session, request.subscription_id(), *filter);
   updateTreeInterest();
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
@@ -311,6 +322,7 @@ void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelop
                       "no subscription " + std::to_string(id) + " for this client",
                       envelope.request_id());
   }
+  subscription_index_.remove(&session, id);
   updateTreeInterest();
   proto::Envelope ok;
   ok.set_request_id(envelope.request_id());

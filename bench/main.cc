@@ -118,7 +118,7 @@ void printRoundTripCost(const char* label, const RoundTripResult& r) {
 // The FTB 0.5 C programs' figures, with the socketpair floor of this run as the scale.
 void printFtb05(const Ftb05Options& o, const std::optional<Ftb05PingPongResult>& pp,
                 const std::optional<Ftb05ThroughputResult>& t, const std::optional<FloorResult>& floor) {
-  std::printf("\n[3] FTB 0.5 C API: plain C programs using only libftb.h (bench/ftb05/)\n");
+  std::printf("\n[4] FTB 0.5 C API: plain C programs using only libftb.h (bench/ftb05/)\n");
   if (pp) {
     const auto& l = pp->latency;
     const double n = pp->rounds > 0 ? static_cast<double>(pp->rounds) : 1;
@@ -160,8 +160,10 @@ int run(int argc, char** argv) {
   std::string subscriber_mode = "callback";
   FloorOptions floor;
   double subscriber_work_us = 0;
-  bool skip_throughput = false, skip_rtt = false, skip_floor = false, skip_ftb05 = false;
+  bool skip_throughput = false, skip_rtt = false, skip_floor = false, skip_ftb05 = false,
+       subscription_scale = false;
   Ftb05Options ftb05;
+  uint64_t scale_events = 20'000;
 
   CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
                "one real ftb-agent that it starts itself. Prints figures; asserts nothing.",
@@ -192,6 +194,9 @@ int run(int argc, char** argv) {
   app.add_flag("--skip-ftb05", skip_ftb05, "Skip the FTB 0.5 C API programs");
   app.add_option("--ftb05-events", ftb05.events, "Events the FTB 0.5 throughput program publishes")
       ->capture_default_str();
+  app.add_flag("--subscription-scale", subscription_scale,
+               "Also run [3]: throughput with 10 and with 10,000 subscriptions on the agent");
+  app.add_option("--scale-events", scale_events, "Events per run of [3]")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   tput.poll_subscriber = subscriber_mode == "poll";
   tput.subscriber_work = std::chrono::microseconds(static_cast<int64_t>(subscriber_work_us));
@@ -263,6 +268,46 @@ int run(int argc, char** argv) {
     agent_peak_rss_mb = static_cast<double>(peakRssBytes(tput.agent_pid)) / 1e6;
     printThroughput(tput, *t, agent_peak_rss_mb);
     std::fflush(stdout);
+  }
+
+  std::optional<ThroughputResult> scale_few, scale_many;
+  if (subscription_scale) {
+    std::printf("\n[3] subscription scale: throughput as in [1] (%s events) while a crowd of idle "
+                "clients holds subscriptions in namespaces of their own; 2 of them match every event\n",
+                withCommas(scale_events).c_str());
+    std::fflush(stdout);
+    for (auto [clients, per_client] : {std::pair<uint32_t, uint32_t>{1, 9}, {100, 100}}) {
+      CrowdOptions crowd_options{.endpoint = tput.endpoint,
+                                 .clients = clients,
+                                 .subscriptions_per_client = per_client,
+                                 .matching = 2,
+                                 .matching_filter = "event_space=FTB.BENCH.SOURCE"};
+      auto crowd = startCrowd(crowd_options);
+      if (!crowd.ok()) {
+        std::cerr << "ftb_bench: " << crowd.status().message() << "\n";
+        return 1;
+      }
+      ThroughputOptions o = tput;
+      o.events = scale_events;
+      auto r = runThroughput(o);
+      const uint64_t crowd_got = stopCrowd(*crowd);
+      if (!r.ok()) {
+        std::cerr << "ftb_bench: subscription-scale run failed: " << r.status().message() << "\n";
+        return 1;
+      }
+      const uint64_t subscriptions = uint64_t{clients} * per_client + 1;  // + the subscriber's
+      std::printf("  %6s subscriptions (%3u crowd clients): %s events/s delivered, %s lost, "
+                  "agent CPU %.1f us/event; the crowd's 2 matching subscriptions got %s before it was stopped\n",
+                  withCommas(subscriptions).c_str(), clients,
+                  withCommas(static_cast<uint64_t>(r->deliveredPerSecond())).c_str(),
+                  withCommas(r->lost()).c_str(),
+                  r->agent.cpu_seconds / (r->published > 0 ? r->published : 1) * 1e6,
+                  withCommas(crowd_got).c_str());
+      std::fflush(stdout);
+      (clients == 1 ? scale_few : scale_many) = *r;
+    }
+    std::printf("  ratio 10,000 / 10 subscriptions: %.2f\n",
+                scale_many->deliveredPerSecond() / scale_few->deliveredPerSecond());
   }
 
   std::optional<RoundTripResult> rtt_callback, rtt_poll;
@@ -340,6 +385,12 @@ int run(int argc, char** argv) {
                 (r.agent.voluntary_switches + r.requester.voluntary_switches +
                  r.responder.voluntary_switches) / n);
   };
+  if (scale_few && scale_many) {
+    std::printf("scale_10_subscriptions_events_per_s=%.0f\n", scale_few->deliveredPerSecond());
+    std::printf("scale_10000_subscriptions_events_per_s=%.0f\n", scale_many->deliveredPerSecond());
+    std::printf("scale_ratio=%.2f\n",
+                scale_many->deliveredPerSecond() / scale_few->deliveredPerSecond());
+  }
   if (rtt_callback) rttLines("rtt_callback", *rtt_callback);
   if (rtt_poll) rttLines("rtt_poll", *rtt_poll);
   if (f && rtt_callback) std::printf("rtt_callback_floor_ratio=%.2f\n", rtt_callback->latency.p50_us / f->socketpair.p50_us);

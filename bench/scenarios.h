@@ -92,4 +92,22 @@ struct RoundTripResult {
 
 Result<RoundTripResult> runRoundTrip(const RoundTripOptions& options);
 
+// ---- the subscription crowd: idle clients holding many subscriptions, for
+// throughput as the number of subscriptions on the agent grows
+
+struct CrowdOptions {
+  std::string endpoint;
+  uint32_t clients = 100;
+  uint32_t subscriptions_per_client = 100;  // the agent's default cap is 1024
+  // The first `matching` subscriptions use matching_filter (counted deliveries);
+  // every other one has a namespace of its own where nothing is published.
+  uint32_t matching = 2;
+  std::string matching_filter;
+};
+
+// A child process holding the crowd, returned once every subscription is made.
+Result<ChildProcess> startCrowd(const CrowdOptions& options);
+// Disconnects the crowd; returns how many events its matching subscriptions got.
+uint64_t stopCrowd(ChildProcess& crowd);
+
 }  // namespace ftb::bench

@@ -425,6 +425,42 @@ bool Filter::matchesEventSpace(std::string_view space) const {
   return true;
 }
 
+std::optional<std::vector<Filter::SpaceKey>> Filter::eventSpaceKeys() const {
+  const Clause* space = nullptr;
+  for (const auto& clause : clauses_) {
+    if (clause->field == Field::kEventSpace) space = clause.get();
+  }
+  // Exclusions only narrow what the includes accept, so they do not change the keys.
+  if (space == nullptr || space->include.empty()) return std::nullopt;
+  std::vector<SpaceKey> keys;
+  for (const auto& alt : space->include) {
+    SpaceKey key;
+    std::size_t literal = 0;
+    for (const auto& seg : alt.segments) {
+      if (seg.kind != Segment::Kind::kGlob || seg.glob.find('*') != std::string::npos) break;
+      if (literal++ > 0) key.prefix += '.';
+      key.prefix += seg.glob;
+    }
+    if (literal == 0) return std::nullopt;
+    key.exact = literal == alt.segments.size();
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+std::optional<std::vector<std::string>> Filter::eventNameKeys() const {
+  for (const auto& clause : clauses_) {
+    if (clause->field != Field::kEventName || clause->include.empty()) continue;
+    std::vector<std::string> names;
+    for (const auto& alt : clause->include) {
+      if (alt.glob.find('*') != std::string::npos) return std::nullopt;
+      names.push_back(alt.glob);  // compileName made it upper case; matching folds case
+    }
+    return names;
+  }
+  return std::nullopt;
+}
+
 bool Filter::matches(const proto::Event& event) const {
   for (const auto& clause : clauses_) {
     if (!clause->matches(event)) return false;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,23 @@ class Filter {
   // The event_space elements of text() alone ("" when there are none): a filter
   // that accepts what matchesEventSpace() accepts.
   const std::string& eventSpaceText() const { return event_space_text_; }
+
+  // What an index may key this filter on (agent/subscription_index.h). Each
+  // event_space alternative the filter accepts, as its leading literal segments
+  // (upper case, dotted); `exact` when the alternative is that literal and
+  // nothing more. An event space the filter accepts equals an exact key or
+  // starts with a non-exact key's segments. nullopt: no such key bounds the
+  // filter (no event_space clause, "all", or an alternative opening with a glob),
+  // so an index must check it against every event.
+  struct SpaceKey {
+    std::string prefix;
+    bool exact = false;
+  };
+  std::optional<std::vector<SpaceKey>> eventSpaceKeys() const;
+  // The event names (upper case) the filter accepts when its event_name clause
+  // lists only literal names; nullopt when any name may match (no clause, "all",
+  // a glob, only exclusions).
+  std::optional<std::vector<std::string>> eventNameKeys() const;
 
   struct Clause;  // one key's alternatives; defined in filter.cc
 
