@@ -1,9 +1,8 @@
 // Agent: what SIGHUP and SIGTERM do. A reload re-reads the configuration and
 // applies what can change at run time (Reload::kLive in agent/settings.cc),
 // warns about each changed restart-only setting and keeps its running value,
-// or keeps everything when the new configuration is bad; a stop drains queued
-// events to their next hop within a bounded time. Both run on the event-loop
-// thread.
+// or keeps everything when the new configuration is bad; a stop drains queued events to their next hop within
+// a bounded time. Both run on the event-loop thread.
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -16,96 +15,77 @@
 namespace ftb::agent {
 void Agent::requestReload(pid_t answer_to) {
   if (answer_to > 0) {
-    for (auto &slot : reload_requesters_) {
+    for (auto& slot : reload_requesters_) {
       pid_t empty = 0;
-      if (slot.compare_exchange_strong(empty, answer_to))
-        break;
-    } // all 16 taken: this requester times out, the reload still happens
+      if (slot.compare_exchange_strong(empty, answer_to)) break;
+    }  // all 16 taken: this requester times out, the reload still happens
   }
-  reload_.store(true); // after the pid: the reload that takes it reads the file
-                       // afterwards
+  reload_.store(true);  // after the pid: the reload that takes it reads the file afterwards
 }
 
 void Agent::reloadConfig() {
   // Those who asked before this reload began get its outcome.
   std::vector<pid_t> waiting;
-  for (auto &slot : reload_requesters_) {
-    if (const pid_t pid = slot.exchange(0); pid > 0)
-      waiting.push_back(pid);
+  for (auto& slot : reload_requesters_) {
+    if (const pid_t pid = slot.exchange(0); pid > 0) waiting.push_back(pid);
   }
   const int answer = applyReloadedConfig();
-  for (const pid_t pid : waiting)
-    answerReloadRequest(pid, answer);
+  for (const pid_t pid : waiting) answerReloadRequest(pid, answer);
 }
 
 int Agent::applyReloadedConfig() {
   notifier_.reloading("reloading configuration");
-  const std::string serving =
-      fmt::format("serving on {}", fmt::join(endpoints_, ", "));
-  Result<AgentConfig> loaded =
-      reloader_ ? reloader_() : Result<AgentConfig>(config_);
+  const std::string serving = fmt::format("serving on {}", fmt::join(endpoints_, ", "));
+  Result<AgentConfig> loaded = reloader_ ? reloader_() : Result<AgentConfig>(config_);
   if (loaded.ok()) {
     // What `ftb-agent --check-config` refuses, a reload refuses too.
-    if (Status checked = checkAgentConfig(*loaded); !checked.ok())
-      loaded = Result<AgentConfig>(checked);
+    if (Status checked = checkAgentConfig(*loaded); !checked.ok()) loaded = Result<AgentConfig>(checked);
   }
   Result<NamespacePolicy> policy =
-      loaded.ok() ? NamespacePolicy::load(loaded->policy_file)
-                  : Result<NamespacePolicy>(loaded.status());
+      loaded.ok() ? NamespacePolicy::load(loaded->policy_file) : Result<NamespacePolicy>(loaded.status());
   if (!policy.ok()) {
-    spdlog::error("configuration not reloaded, the current one stays: {}",
-                  policy.status().message());
-    notifier_.ready(serving +
-                    "; last reload failed: " + policy.status().message());
+    spdlog::error("configuration not reloaded, the current one stays: {}", policy.status().message());
+    notifier_.ready(serving + "; last reload failed: " + policy.status().message());
     return kReloadRefused;
   }
   AgentConfig loaded_config = std::move(loaded).value();
-  if (loaded_config.name.empty())
-    loaded_config.name = config_.name; // "" means the host name we resolved
+  if (loaded_config.name.empty()) loaded_config.name = config_.name;  // "" means the host name we resolved
 
-  // The settings table decides: live settings take the file's value,
-  // restart-only ones keep the running value and are named, one line each
-  // (never silently).
+  // The settings table decides: live settings take the file's value, restart-only
+  // ones keep the running value and are named, one line each (never silently).
   ReloadPlan plan = planReload(config_, loaded_config);
-  for (const std::string &key : plan.restart_pending)
-    spdlog::warn(restartNotice(key));
+  for (const std::string& key : plan.restart_pending) spdlog::warn(restartNotice(key));
   const bool seeds_changed = config_.tree_seeds != plan.next.tree_seeds;
   config_ = std::move(plan.next);
 
-  // Side effects of the live settings whose users do not read config_ each
-  // time.
+  // Side effects of the live settings whose users do not read config_ each time.
   spdlog::set_level(spdlog::level::from_str(config_.log_level));
-  for (auto &[id, session] : sessions_)
-    session->outbound.setCapacity(config_.client_queue_events);
+  for (auto& [id, session] : sessions_) session->outbound.setCapacity(config_.client_queue_events);
   history_.setLimits(config_.history_events, config_.history_bytes,
                      std::chrono::seconds(config_.history_max_age_s));
   history_.prune(std::chrono::steady_clock::now());
-  if (seeds_changed && tree_)
-    tree_->setSeeds(config_.tree_seeds);
+  if (seeds_changed && tree_) tree_->setSeeds(config_.tree_seeds);
   // The policy was checked above; it applies to connected clients at once.
   policy_ = std::move(policy).value();
-  for (auto &[id, session] : sessions_)
-    applyPolicy(*session);
+  for (auto& [id, session] : sessions_) applyPolicy(*session);
 
-  spdlog::info("configuration reloaded: {}",
-               plan.live_changes.empty()
-                   ? std::string("nothing changed")
-                   : fmt::format("{}", fmt::join(plan.live_changes, ", ")));
+  spdlog::info("configuration reloaded: {}", plan.live_changes.empty()
+                                                  ? std::string("nothing changed")
+                                                  : fmt::format("{}", fmt::join(plan.live_changes, ", ")));
   if (plan.restart_pending.empty()) {
     notifier_.ready(serving);
     return kReloadApplied;
   }
-  notifier_.ready(fmt::format("{}; changed, take effect at restart: {}",
-                              serving, fmt::join(plan.restart_pending, ", ")));
+  notifier_.ready(fmt::format("{}; changed, take effect at restart: {}", serving,
+                              fmt::join(plan.restart_pending, ", ")));
   return kReloadAppliedRestartPending;
 }
 
 void Agent::drainOnShutdown() {
   const auto deadline = std::chrono::steady_clock::now() + kShutdownDrain;
   auto pending = [&] {
-    for (auto &[id, s] : sessions_) {
-      if (!s->outbound.empty())
-        return true;
+    for (auto& [id, s] : sessions_) {
+      if (!s->outbound.empty()) return true;
     }
     return tree_transport_ && tree_transport_->backlogged();
   };
@@ -113,32 +93,24 @@ void Agent::drainOnShutdown() {
   // their pipes make room, until nothing is left or the deadline passes.
   while (pending() && std::chrono::steady_clock::now() < deadline) {
     flushOutbound();
-    if (tree_transport_)
-      tree_transport_->flush(std::chrono::steady_clock::now());
-    // No wills while the agent stops: its clients lose the agent, not the
-    // reverse.
-    for (const auto &id : doomed_)
-      removeSession(id, SessionEnd::kShutdown, "its socket is gone");
+    if (tree_transport_) tree_transport_->flush(std::chrono::steady_clock::now());
+    // No wills while the agent stops: its clients lose the agent, not the reverse.
+    for (const auto& id : doomed_) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
     doomed_.clear();
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(1)); // the subscribers read meanwhile
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the subscribers read meanwhile
     notifier_.feedWatchdog(std::chrono::steady_clock::now());
   }
   std::size_t left = 0;
-  for (auto &[id, s] : sessions_)
-    left += s->outbound.queuedEvents();
+  for (auto& [id, s] : sessions_) left += s->outbound.queuedEvents();
   if (left > 0) {
-    spdlog::warn(
-        "shutting down with {} events still queued for slow local subscribers "
-        "(they were not reading for {} ms)",
-        left, kShutdownDrain.count());
+    spdlog::warn("shutting down with {} events still queued for slow local subscribers "
+                 "(they were not reading for {} ms)", left, kShutdownDrain.count());
   }
   // ZeroMQ still holds what was handed over: let it write that to the sockets
   // for the rest of the deadline when the socket closes.
   const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
-  socket_.set(zmq::sockopt::linger,
-              static_cast<int>(std::max<int64_t>(rest.count(), 0)));
+  socket_.set(zmq::sockopt::linger, static_cast<int>(std::max<int64_t>(rest.count(), 0)));
 }
 
-} // namespace ftb::agent
+}  // namespace ftb::agent

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "client/client.h"
-#include "client/control_client.h"
+#include "components/mpi_bridge/testing/connected_ranks.h"
 #include "components/mpi_bridge/testing/mpi_job.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/test_clients.h"
@@ -65,20 +65,8 @@ std::string ftbctl(const AgentProcess& agent, const std::string& args) {
 
 // Waits until `n` ranks of `job` are connected in FTB.MPI.FTBCKPT and subscribed.
 void awaitRanks(const AgentProcess& agent, const std::string& job, int n) {
-  auto control = ftb::ControlClient::connect(agent.ipcEndpoint());
-  BOOST_REQUIRE(control);
-  bool ok = ftb::testing::waitFor(
-      [&] {
-        auto clients = control->clients(1000ms);
-        if (!clients) return false;
-        int ranks = 0;
-        for (const auto& c : clients->clients()) {
-          ranks += c.event_space() == "FTB.MPI.FTBCKPT" && c.job_id() == job && c.subscriptions_size() > 0;
-        }
-        return ranks == n;
-      },
-      20s);
-  BOOST_REQUIRE_MESSAGE(ok, n << " ranks of " << job << " never connected");
+  BOOST_REQUIRE_MESSAGE(ftb::mpi_bridge::testing::awaitConnectedRanks(agent.ipcEndpoint(), job, n, 20s),
+                        n << " ranks of " << job << " never connected");
 }
 
 // Collects events of the runtime until `done` says enough or the deadline passes.

@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "client/control_client.h"
 #include "components/launcher_bridge/lab/netns_lab.h"
+#include "components/mpi_bridge/testing/connected_ranks.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/event_collector.h"
 #include "tests/support/spawn.h"
@@ -80,20 +80,8 @@ std::vector<std::string> job(const std::string& id, const std::string& node) {
 
 // Waits until `n` ranks of `job_id` are connected and subscribed (they then see FTB_STOP).
 void awaitRanks(const std::string& endpoint, const std::string& job_id, int n) {
-  auto control = ftb::ControlClient::connect(endpoint);
-  BOOST_REQUIRE(control);
-  bool ok = ftb::testing::waitFor(
-      [&] {
-        auto clients = control->clients(1000ms);
-        if (!clients) return false;
-        int ranks = 0;
-        for (const auto& c : clients->clients()) {
-          ranks += c.event_space() == "FTB.MPI.FTBCKPT" && c.job_id() == job_id && c.subscriptions_size() > 0;
-        }
-        return ranks == n;
-      },
-      30s);
-  BOOST_REQUIRE_MESSAGE(ok, n << " ranks of " << job_id << " never connected");
+  BOOST_REQUIRE_MESSAGE(ftb::mpi_bridge::testing::awaitConnectedRanks(endpoint, job_id, n),
+                        n << " ranks of " << job_id << " never connected");
 }
 
 }  // namespace
