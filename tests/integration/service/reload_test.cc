@@ -32,6 +32,8 @@ using ftb::testing::hasLine;
 using ftb::testing::NotifySocket;
 using ftb::testing::queryStatus;
 using ftb::testing::RawPeer;
+using ftb::testing::runfile;
+using ftb::testing::spawnNotified;
 using ftb::testing::TempDir;
 using ftb::testing::waitFor;
 
@@ -205,4 +207,65 @@ BOOST_AUTO_TEST_CASE(sigterm_hands_queued_events_to_a_subscriber_that_was_not_re
   BOOST_CHECK_EQUAL(missed, 0u);
   BOOST_CHECK_EQUAL(received.size(), static_cast<size_t>(kEvents));
   agent.terminate();  // reaps the exited agent
+}
+
+// Through the SDK: a subscriber process stopped (SIGSTOP: its SDK threads read
+// nothing) while the agent is handed 64 KB for it, which the agent writes to
+// the connection (it fits in the kernel's socket buffers) before it stops and
+// exits; then the subscriber runs again. Every event must arrive: with
+// ZMQ_IMMEDIATE on the SDK's socket, libzmq read them and the connection's end
+// together and discarded what the SDK had not taken yet (tests/system's
+// stop_drain_test lost events this way under load).
+BOOST_AUTO_TEST_CASE(a_stopped_sdk_subscriber_gets_every_event_the_stopped_agent_had_written) {
+  constexpr int kEvents = 64;
+  NotifySocket notify;
+  TempDir dir;
+  const std::string endpoint = "ipc://" + dir.path() + "/agent.sock";
+  const pid_t agent = spawnNotified({runfile("agent/ftb-agent"), "--ipc-endpoint=" + endpoint, "--tcp-endpoint=none",
+                                     "--log-level=warn", "--client-timeout-ms=60000"},
+                                    notify);
+  BOOST_REQUIRE(notify.receiveLine("READY=1", 10s));
+  int ready[2], report[2];
+  BOOST_REQUIRE(pipe(ready) == 0 && pipe(report) == 0);
+  // Forked before this process has any ZeroMQ context (the SDK's fork rule).
+  const pid_t child = fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {
+    int count = 0;
+    auto sub = ftb::Client::connect({.event_space = "FTB.TEST.DRAINSDK", .client_name = "stopped-sub",
+                                     .agent_endpoint = endpoint});
+    if (sub.ok()) {
+      auto id = (*sub)->subscribe({.filter = "event_space=FTB.TEST.DRAINSDKPUB", .polling = true});
+      if (id.ok()) {
+        (void)!write(ready[1], "r", 1);
+        while (count < kEvents) {
+          auto n = (*sub)->poll(*id, 10s);
+          if (!n.ok() || !n->has_value()) break;  // 10 s without an event: the rest is lost
+          if ((*n)->kind == ftb::Notification::Kind::kEvent) ++count;
+        }
+      }
+    }
+    (void)!write(report[1], &count, sizeof count);
+    _exit(0);
+  }
+  char byte;
+  BOOST_REQUIRE_EQUAL(read(ready[0], &byte, 1), 1);
+  BOOST_REQUIRE_EQUAL(kill(child, SIGSTOP), 0);
+
+  auto pub = connectOrFail(endpoint, "FTB.TEST.DRAINSDKPUB", "drain-pub");
+  BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
+  const std::string payload(1000, 'x');
+  for (int i = 0; i < kEvents; ++i) BOOST_REQUIRE(pub->publish("TICK", payload).ok());
+  BOOST_REQUIRE(pub->flush(10s).ok());
+  pub.reset();
+
+  BOOST_REQUIRE_EQUAL(kill(agent, SIGTERM), 0);
+  BOOST_REQUIRE_MESSAGE(notify.receiveLine("STOPPING=1", 10s), "no STOPPING=1 after SIGTERM");
+  int status = 0;
+  BOOST_REQUIRE_EQUAL(waitpid(agent, &status, 0), agent);
+  BOOST_REQUIRE_EQUAL(kill(child, SIGCONT), 0);
+  int count = -1;
+  BOOST_REQUIRE_EQUAL(read(report[0], &count, sizeof count), static_cast<ssize_t>(sizeof count));
+  waitpid(child, &status, 0);
+  BOOST_CHECK_EQUAL(count, kEvents);
 }
