@@ -80,28 +80,33 @@ Status Launcher::launch() {
 }
 
 void Launcher::replenishSpares() {
+  if (grow_.valid()) {
+    if (grow_.wait_for(milliseconds(0)) != std::future_status::ready) return;
+    Result<std::vector<std::string>> granted = grow_.get();
+    if (!granted.ok()) {
+      spdlog::warn("job {}: {} of {} spares; no new node: {} (asking again in {} s)", options_.job_id,
+                   table_.spareCount(), options_.min_spares, granted.status().message(), options_.grow_retry_s);
+      return;
+    }
+    const std::string corr = options_.job_id + "-G" + std::to_string(++grows_);
+    for (const auto& node : *granted) {
+      if (Status s = table_.addSpare(node); !s.ok()) {
+        spdlog::warn("granted node {}: {}", node, s.message());
+        continue;
+      }
+      (void)channel_.publish("FTB_DECISION", "new spare " + node + " from " + admin_.name(),
+                             {{"corr", corr}, {"rule", "min-spares"}, {"action", "grow"}, {"node", node},
+                              {"dry_run", "0"}});
+      spdlog::info("job {}: {} granted {} as a spare", options_.job_id, admin_.name(), node);
+    }
+    publishNodeStates(corr);
+    saveJournal("running");
+    return;
+  }
   const int missing = options_.min_spares - table_.spareCount();
   if (missing <= 0 || steady_clock::now() < next_grow_) return;
   next_grow_ = steady_clock::now() + std::chrono::seconds(options_.grow_retry_s);
-  auto granted = admin_.requestNodes(missing, options_.job_id);
-  if (!granted.ok()) {
-    spdlog::warn("job {}: {} of {} spares; no new node: {} (asking again in {} s)", options_.job_id,
-                 table_.spareCount(), options_.min_spares, granted.status().message(), options_.grow_retry_s);
-    return;
-  }
-  const std::string corr = options_.job_id + "-G" + std::to_string(++grows_);
-  for (const auto& node : *granted) {
-    if (Status s = table_.addSpare(node); !s.ok()) {
-      spdlog::warn("granted node {}: {}", node, s.message());
-      continue;
-    }
-    (void)channel_.publish("FTB_DECISION", "new spare " + node + " from " + admin_.name(),
-                           {{"corr", corr}, {"rule", "min-spares"}, {"action", "grow"}, {"node", node},
-                            {"dry_run", "0"}});
-    spdlog::info("job {}: {} granted {} as a spare", options_.job_id, admin_.name(), node);
-  }
-  publishNodeStates(corr);
-  saveJournal("running");
+  grow_ = std::async(std::launch::async, [this, missing] { return admin_.requestNodes(missing, options_.job_id); });
 }
 
 Status Launcher::adoptJob() {
@@ -156,7 +161,12 @@ int Launcher::run() {
     next_timer_checkpoint_ = steady_clock::now() + std::chrono::seconds(options_.checkpoint_every_s);
   }
   for (;;) {
-    pump(milliseconds(50));
+    // Every event already queued is handled before the job's exit is looked
+    // at: the ranks' last reports precede mpirun's exit.
+    if (pump(milliseconds(50))) {
+      while (pump(milliseconds(0))) {
+      }
+    }
     if (!options_.dry_run && !recovery_) replenishSpares();
     const auto now = steady_clock::now();
     if (checkpoint_ && now > checkpoint_->deadline) finishCheckpoint(true);
@@ -188,12 +198,13 @@ int Launcher::run() {
   }
 }
 
-void Launcher::pump(milliseconds timeout) {
+bool Launcher::pump(milliseconds timeout) {
   if (deaths_.open()) {
     timeout = std::min(timeout, std::chrono::duration_cast<milliseconds>(deaths_.closesAt() - steady_clock::now()));
     timeout = std::max(timeout, milliseconds(0));
   }
-  if (auto event = channel_.next(timeout)) handle(*event);
+  std::optional<Event> event = channel_.next(timeout);
+  if (event) handle(*event);
   std::set<std::string> job_nodes;
   if (deaths_.open()) {
     for (const auto& node : table_.nodes()) {
@@ -212,6 +223,7 @@ void Launcher::pump(milliseconds timeout) {
       decide(*death);
     }
   }
+  return event.has_value();
 }
 
 void Launcher::handle(const Event& event) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -98,8 +99,8 @@ class Launcher {
   void handle(const Event& event);
   void decide(const Event& event);  // through the policy, then FTB_DECISION and execute()
   // Waits for the next event up to `timeout` (less while deaths settle) and
-  // handles it; closes the death window when it is due.
-  void pump(std::chrono::milliseconds timeout);
+  // handles it; closes the death window when it is due. True if it handled one.
+  bool pump(std::chrono::milliseconds timeout);
   void handleRuntime(const Event& event);
   void execute(const Decision& d);
   void startCheckpoint(const std::string& corr, const std::string& why);
@@ -112,6 +113,8 @@ class Launcher {
   std::optional<int> onExit(int code);
   void publishNodeStates(const std::string& corr);
   // Below --min-spares: new nodes from the resource manager join as spares.
+  // The request runs on its own thread (salloc may wait seconds); the loop
+  // takes its answer when it is ready.
   void replenishSpares();
   void jobState(const std::string& state, const std::string& corr, const std::string& extra = "");
 
@@ -134,6 +137,7 @@ class Launcher {
   std::chrono::steady_clock::time_point next_timer_checkpoint_;
   int timer_checkpoints_ = 0;
   std::chrono::steady_clock::time_point next_grow_;  // no request for nodes before this
+  std::future<Result<std::vector<std::string>>> grow_;  // a request for nodes under way
   int grows_ = 0;
 };
 

@@ -264,8 +264,11 @@ int main(int argc, char** argv) {
   spdlog::info("job {}: nodes {} spares {} node admin {}{}", options.job_id, table->hostList(), spares,
                admin.name(), options.dry_run ? " (dry run)" : "");
   if (!use_slurm) options.min_spares = 0;  // nobody to ask
-  Launcher launcher(options, **channel, policy, *table, admin);
-  int code = launcher.run();
+  int code = 1;
+  {
+    Launcher launcher(options, **channel, policy, *table, admin);
+    code = launcher.run();
+  }  // after a request for nodes still under way (at most salloc's --immediate)
   admin.releaseNodes();
   (*channel)->close();
   return code;

@@ -62,7 +62,10 @@ Result<std::vector<std::string>> SlurmNodeAdmin::requestNodes(int count, const s
   if (!granted.ok()) return unavailable("salloc: " + granted.status().message());
   auto id = grantedJobId(*granted);
   if (!id) return unavailable("salloc granted nothing: " + *granted);
-  companions_.push_back(*id);
+  {
+    std::lock_guard lock(mu_);
+    companions_.push_back(*id);
+  }
   auto list = runProgram({"squeue", "-h", "-j", *id, "-o", "%N"});
   if (!list.ok()) return unavailable("squeue: " + list.status().message());
   std::string nodelist = *list;
@@ -79,8 +82,12 @@ Result<std::vector<std::string>> SlurmNodeAdmin::requestNodes(int count, const s
 }
 
 void SlurmNodeAdmin::releaseNodes() {
-  for (const auto& id : companions_) (void)runProgram({"scancel", id});
-  companions_.clear();
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lock(mu_);
+    ids.swap(companions_);
+  }
+  for (const auto& id : ids) (void)runProgram({"scancel", id});
 }
 
 }  // namespace ftb::launcher

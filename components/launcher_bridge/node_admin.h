@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,8 @@ class NodeAdmin {
   virtual Status resume(const std::string& node) = 0;
   virtual std::string name() const = 0;
   // `count` more nodes for job `job_id`, or kUnavailable when none can be had
-  // now; may block a few seconds. They stay the job's until releaseNodes().
+  // now; may block a few seconds, and is called on a thread of its own (the
+  // launcher's loop goes on meanwhile). They stay the job's until releaseNodes().
   virtual Result<std::vector<std::string>> requestNodes(int count, const std::string& job_id) {
     (void)count;
     (void)job_id;
@@ -53,6 +55,7 @@ class SlurmNodeAdmin : public NodeAdmin {
 
  private:
   std::string scontrol_;
+  std::mutex mu_;                        // requestNodes runs on its own thread
   std::vector<std::string> companions_;  // Slurm job ids of the companion allocations
 };
 
