@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "client/origin.h"
 #include "client/payload_fields.h"
 
 namespace ftb::launcher {
@@ -63,8 +64,12 @@ void JobChannel::onNotification(const Notification& n) {
     e.payload = "missed=" + std::to_string(n.missed);
     queue_.push_back(std::move(e));
   } else {
-    // Our own events are the story, not inputs.
-    if (n.event.job_id == job_id_ && n.event.client_name.starts_with("ftb-run")) return;
+    // Our own events are the story, not inputs: those of this process.
+    const proto::Origin& self = localOrigin();
+    if (n.event.id.pid == self.pid() && n.event.id.process_start_ns == self.process_start_ns() &&
+        n.event.id.host == self.host()) {
+      return;
+    }
     const std::string id = n.event.id.toString();
     if (!seen_ids_.insert(id).second) return;
     seen_order_.push_back(id);

@@ -8,7 +8,6 @@
 namespace ftb::launcher {
 
 int requestStop(const std::string& job_id, const std::string& agent, std::chrono::milliseconds timeout) {
-  // Not named ftb-run*: the launcher ignores its own job's events from such clients.
   auto client = Client::connect({.event_space = "FTB.RUN.CONTROL", .client_name = "ftb-stop",
                                  .job_id = job_id, .agent_endpoint = agent});
   if (!client.ok()) {

@@ -16,13 +16,6 @@ const char* env(const char* name) {
   return (v && *v) ? v : nullptr;
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
-  return parts;
-}
-
 Result<long> parseNonNegative(const char* name, const char* text) {
   char* end = nullptr;
   long v = std::strtol(text, &end, 10);
@@ -42,6 +35,13 @@ Result<double> parseSeconds(const char* name, const char* text) {
 }
 
 }  // namespace
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
+  return parts;
+}
 
 bool isSafeName(std::string_view name) {
   if (name.empty()) return false;

@@ -45,6 +45,9 @@ Result<Config> configFromEnvironment();
 // The node this world rank runs on: FTBCKPT_NODE_MAP[rank], else node_name.
 Result<std::string> nodeOfRank(const Config& config, int rank);
 
+// `text` cut at every `sep` (empty parts kept): the environment's lists.
+std::vector<std::string> split(const std::string& text, char sep);
+
 // Names used in shared memory and file names: [A-Za-z0-9_.-]+.
 bool isSafeName(std::string_view name);
 

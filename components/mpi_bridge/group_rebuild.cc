@@ -159,9 +159,9 @@ Status serveRebuild(const uint8_t* file, const CkptMeta& meta, int pos, int j, G
   return {};
 }
 
-// Lost member `pos` receives its k data segments, decoded by the survivors,
+// The lost member receives its k data segments, decoded by the survivors,
 // straight into place, up to kStages chunks ahead.
-Status receiveDecoded(RebuiltBlob& out, std::size_t seg, int pos, GroupCode code, const RebuildPlan& plan,
+Status receiveDecoded(RebuiltBlob& out, std::size_t seg, GroupCode code, const RebuildPlan& plan,
                       MPI_Comm comm) {
   const std::size_t chunks = (seg + kPipelineChunk - 1) / kPipelineChunk;
   std::vector<MPI_Request> reqs[kStages];
@@ -175,7 +175,6 @@ Status receiveDecoded(RebuiltBlob& out, std::size_t seg, int pos, GroupCode code
                 comm, &rq.back());
     }
   };
-  (void)pos;
   for (std::size_t ci = 0; ci < std::min(kStages, chunks); ++ci) post(ci);
   for (std::size_t ci = 0; ci < chunks; ++ci) {
     if (int rc = waitAll(reqs[ci % kStages]); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving decoded data");
@@ -212,7 +211,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
       mine->data.reserve(head[0] * code.k);
       mine->bytes = head[3];
       mine->crc = static_cast<uint32_t>(head[4]);
-      if (auto s = receiveDecoded(*mine, head[0], pos, code, *plan, comm); !s.ok()) return s;
+      if (auto s = receiveDecoded(*mine, head[0], code, *plan, comm); !s.ok()) return s;
     } else if (meta) {
       if (pos == first) {
         uint64_t head[5] = {meta->seg_bytes, static_cast<uint64_t>(meta->k), static_cast<uint64_t>(meta->m),

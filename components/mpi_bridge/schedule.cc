@@ -4,17 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 namespace ftb::mpi_bridge {
 namespace {
-
-std::vector<std::string> splitList(std::string_view text) {
-  std::vector<std::string> parts;
-  std::stringstream in{std::string(text)};
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  return parts;
-}
 
 // Daly's higher-order estimate of the optimum interval between checkpoints of
 // cost c for a mean time between failures m (Young's √(2cm) to first order).
@@ -56,7 +48,7 @@ Result<ScheduleSpec> parseSchedule(std::string_view text) {
   if (t == "auto" || t.rfind("auto:", 0) == 0) {
     spec.automatic = true;
     if (t.size() > 5) {
-      for (const auto& part : splitList(t.substr(5))) {
+      for (const auto& part : split(t.substr(5), ',')) {
         auto level = parseLevel(part);
         if (!level) return invalidArgument("FTBCKPT_SCHEDULE '" + t + "': " + level.status().message());
         if (std::find(spec.auto_levels.begin(), spec.auto_levels.end(), *level) != spec.auto_levels.end()) {
@@ -68,7 +60,7 @@ Result<ScheduleSpec> parseSchedule(std::string_view text) {
     }
     return spec;
   }
-  for (const auto& part : splitList(t)) {
+  for (const auto& part : split(t, ',')) {
     const auto colon = part.find(':');
     if (colon == std::string::npos) {
       return invalidArgument("FTBCKPT_SCHEDULE element '" + part + "' is not LEVEL:ITERATIONS or LEVEL:SECONDSs");
