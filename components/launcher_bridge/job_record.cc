@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 namespace ftb::launcher {
 
@@ -32,6 +33,9 @@ Status saveJobRecord(const std::string& path, const JobRecord& r) {
   line("mpirun", r.mpirun);
   for (const auto& a : r.mpirun_args) line("mpirun_arg", a);
   for (const auto& p : r.program) line("program", p);
+  line("started", std::to_string(r.started));
+  line("process_failures", std::to_string(r.process_failures));
+  line("node_failures", std::to_string(r.node_failures));
   if (r.keeper_pid > 0) line("keeper_pid", std::to_string(r.keeper_pid));
   if (!r.exit_file.empty()) line("exit_file", r.exit_file);
   line("computing", r.computing ? "1" : "0");
@@ -64,13 +68,13 @@ Result<JobRecord> loadJobRecord(const std::string& path) {
       return invalidArgument(path + ":" + std::to_string(number) + ": '" + text + "' is not key=value");
     }
     const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
-    auto number_of = [&](int* field) -> Status {
+    auto number_of = [&](auto* field) -> Status {
       char* end = nullptr;
       const long v = std::strtol(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || v < 0) {
         return invalidArgument(path + ":" + std::to_string(number) + ": " + key + " '" + value + "' is not a number");
       }
-      *field = static_cast<int>(v);
+      *field = static_cast<std::remove_pointer_t<decltype(field)>>(v);
       return {};
     };
     if (key == "job") r.job_id = value;
@@ -84,6 +88,9 @@ Result<JobRecord> loadJobRecord(const std::string& path) {
     else if (key == "mpirun") r.mpirun = value;
     else if (key == "mpirun_arg") r.mpirun_args.push_back(value);
     else if (key == "program") r.program.push_back(value);
+    else if (key == "started") { if (Status s = number_of(&r.started); !s.ok()) return s; }
+    else if (key == "process_failures") { if (Status s = number_of(&r.process_failures); !s.ok()) return s; }
+    else if (key == "node_failures") { if (Status s = number_of(&r.node_failures); !s.ok()) return s; }
     else if (key == "keeper_pid") { if (Status s = number_of(&r.keeper_pid); !s.ok()) return s; }
     else if (key == "exit_file") r.exit_file = value;
     else if (key == "computing") r.computing = value == "1";

@@ -28,6 +28,11 @@ struct JobRecord {
   std::string mpirun;
   std::vector<std::string> mpirun_args;
   std::vector<std::string> program;  // the MPI program and its arguments
+  // The job's failure history, across runs, for the runtime's "auto" schedule
+  // (FTB_FAILURES, FTB_JOB_STARTED in docs/RECOVERY_EVENTS.md):
+  long started = 0;           // the first launch, seconds since the epoch
+  int process_failures = 0;   // recoveries for a dead process (restart in place)
+  int node_failures = 0;      // recoveries for a lost or failing node (relaunch, migration)
   // While running:
   int keeper_pid = 0;       // of `ftb-run --keep`, mpirun's parent
   std::string exit_file;    // where the keeper writes mpirun's exit code

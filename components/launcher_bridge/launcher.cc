@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 
 namespace ftb::launcher {
@@ -26,11 +27,19 @@ std::string tag(const Event& e, const std::string& key) {
 Launcher::Launcher(LauncherOptions options, JobChannel& channel, Policy& policy, NodeTable& table,
                    NodeAdmin& admin)
     : options_(std::move(options)), channel_(channel), policy_(policy), table_(table), admin_(admin) {
+  started_ = static_cast<long>(std::time(nullptr));
   if (options_.resumed_from) {
     // A resumed job is a relaunch of the stopped run: it restores, then computes.
     attempt_ = options_.resumed_from->attempt + 1;
     launch_corr_ = options_.job_id + "-RESUME" + std::to_string(attempt_);
+    restoreHistory(*options_.resumed_from);
   }
+}
+
+void Launcher::restoreHistory(const JobRecord& record) {
+  if (record.started > 0) started_ = record.started;
+  process_failures_ = record.process_failures;
+  node_failures_ = record.node_failures;
 }
 
 void Launcher::jobState(const std::string& state, const std::string& corr, const std::string& extra) {
@@ -60,6 +69,8 @@ Status Launcher::launch() {
   spec.env["FTB_RANK_HOSTS"] = table_.rankHosts();
   spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap();
   spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
+  spec.env["FTB_FAILURES"] = "process:" + std::to_string(process_failures_) + ",node:" + std::to_string(node_failures_);
+  spec.env["FTB_JOB_STARTED"] = std::to_string(started_);
   if (!launch_corr_.empty()) spec.env["FTB_CORR_ID"] = launch_corr_;
   if (!options_.keeper.empty()) {
     std::error_code ec;
@@ -114,6 +125,7 @@ Status Launcher::adoptJob() {
   if (Status s = job_.adopt(journal.keeper_pid, journal.exit_file); !s.ok()) return s;
   attempt_ = journal.attempt;
   launch_corr_ = journal.corr;
+  restoreHistory(journal);
   computing_ = journal.computing;
   publishNodeStates(launch_corr_);
   saveJournal("running");
@@ -127,6 +139,9 @@ JobRecord Launcher::journalRecord(const std::string& state) const {
   record.state = state;
   record.attempt = attempt_;
   record.corr = launch_corr_;
+  record.started = started_;
+  record.process_failures = process_failures_;
+  record.node_failures = node_failures_;
   record.nodes.clear();
   record.spares.clear();
   for (const auto& node : table_.nodes()) {
@@ -378,6 +393,7 @@ void Launcher::execute(const Decision& d) {
         spdlog::error("drain {}: {}", d.node, s.toString());
       }
       publishNodeStates(d.corr);
+      ++node_failures_;  // a failing node, left before it fails
       recovery_ = PendingRecovery{.corr = d.corr, .reason = "migrate", .source = d.node, .target = d.target,
                                   .ranks = d.ranks, .deadline = deadline};
       (void)channel_.publish("FTB_MIGRATE", "move the ranks off " + d.node,
@@ -388,6 +404,7 @@ void Launcher::execute(const Decision& d) {
         spdlog::error("drain {}: {}", d.node, s.toString());
       }
       publishNodeStates(d.corr);
+      ++node_failures_;
       recovery_ = PendingRecovery{.corr = d.corr, .reason = "relaunch", .source = d.node, .target = d.target,
                                   .ranks = d.ranks, .deadline = deadline};
       // The survivors may hang on the dead peers: end the run now.
@@ -396,6 +413,7 @@ void Launcher::execute(const Decision& d) {
     case Action::kRestart:
       // A rank died on a live node: no node changes; end the run now and
       // relaunch it as it was (onExit), every rank restoring from its own L1.
+      ++process_failures_;
       recovery_ = PendingRecovery{.corr = d.corr, .reason = "restart", .source = d.node, .target = d.target,
                                   .ranks = d.ranks, .deadline = deadline};
       if (job_.running()) job_.terminate();
@@ -485,6 +503,7 @@ std::optional<int> Launcher::onExit(int code) {
     saveJournal("failed");
     return code == 0 ? 1 : code;
   }
+  if (!recovery_) ++process_failures_;  // an exit nobody explained: at least a process failed
   ++attempt_;
   if (recovery_) {
     launch_corr_ = recovery_->corr;

@@ -93,6 +93,8 @@ class Launcher {
   Status adoptJob();
   // The job's record in `state` ("running": its journal), and its writing to
   // <state_dir>/<job>.job; a failure to write is logged, not fatal.
+  // The failure history and start time of an adopted or resumed job.
+  void restoreHistory(const JobRecord& record);
   JobRecord journalRecord(const std::string& state) const;
   void saveJournal(const std::string& state);
   std::string exitFile() const { return options_.state_dir + "/" + options_.job_id + ".exit"; }
@@ -125,6 +127,11 @@ class Launcher {
   NodeAdmin& admin_;
   MpiJob job_;
   int attempt_ = 0;
+  // The failure history handed to every run (FTB_FAILURES, FTB_JOB_STARTED):
+  // the runtime's "auto" schedule derives its failure rates from it.
+  long started_ = 0;  // the first launch, seconds since the epoch
+  int process_failures_ = 0;
+  int node_failures_ = 0;
   std::string launch_corr_;  // FTB_CORR_ID of the current run ("" for the first)
   std::optional<PendingCheckpoint> checkpoint_;
   std::optional<PendingRecovery> recovery_;

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -125,8 +127,57 @@ class RuntimeImpl : public Runtime {
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
                  {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
                  {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
+    reprotect(*r, tags);
     bridge_->publish("FTB_RESTART_DONE", tags, "rank restored");
     return r;
+  }
+
+  // Protected again at once: when any rank's data had to be rebuilt (its node
+  // was lost, or the job resumed from the flush), the checkpoint it came from
+  // has lost members, and a second loss before the next periodic checkpoint
+  // would be fatal. So every rank writes the restored state again, at the
+  // level that survives a node's loss, before the application computes on.
+  // Its outcome goes into FTB_RESTART_DONE's tags, so the launcher's `running`
+  // means restored and protected.
+  void reprotect(const RestartReport& restored, Tags& tags) {
+    int degraded = restored.rebuilt == "none" ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &degraded, 1, MPI_INT, MPI_MAX, job_.comm);
+    if (!degraded) {  // every copy of the restored checkpoint is still in place
+      tags["protected_ckpt_id"] = std::to_string(restored.ckpt_id);
+      tags["protected_level"] = levelName(restored.source);
+      tags["protect_seconds"] = "0";
+      return;
+    }
+    const Level level = protectionLevel();
+    auto c = checkpointAt(level, restored.iteration, /*wait=*/true);
+    if (!c) {
+      std::fprintf(stderr, "ftbckpt: rank %d: re-protection after restore failed: %s\n", job_.rank,
+                   c.status().message().c_str());
+      publishCheckpointFailed(nullptr, levelName(level), c.status().message());
+      tags["unprotected"] = c.status().message();
+      return;
+    }
+    if (schedule_) schedule_->taken(c->level, restored.iteration, secondsNow(), c->seconds);
+    tags["protected_ckpt_id"] = std::to_string(c->ckpt_id);
+    tags["protected_level"] = levelName(c->level);
+    tags["protect_seconds"] = std::to_string(c->seconds);
+  }
+
+  // The highest level below the flush that the job uses (configured or
+  // scheduled): it survives a node's loss without a file system write. A job
+  // that uses only L5 gets L1 back (its flushed copy is still whole).
+  Level protectionLevel() const {
+    Level best = job_.config.level == Level::kL5 ? Level::kL1 : job_.config.level;
+    if (job_.config.schedule.empty()) return best;
+    auto spec = parseSchedule(job_.config.schedule);
+    if (!spec) return best;
+    std::vector<Level> used = spec->auto_levels;
+    for (const auto& l : spec->levels) used.push_back(l.level);
+    if (!spec->automatic || !spec->auto_levels.empty()) best = Level::kL1;  // the schedule names its levels
+    for (Level l : used) {
+      if (l != Level::kL5 && l > best) best = l;
+    }
+    return best;
   }
 
   Result<CheckpointReport> checkpoint(std::optional<Level> requested, long iteration) override {
@@ -320,7 +371,6 @@ class RuntimeImpl : public Runtime {
 
   // FTBCKPT_SCHEDULE (validated by configFromEnvironment). "auto" without
   // levels: L1, the configured level, and L5 when a flush directory is set.
-  // Earlier attempts of this job (FTB_RESTART_ATTEMPT) count as node failures.
   std::optional<CheckpointSchedule> makeSchedule() {
     ScheduleSpec spec = *parseSchedule(job_.config.schedule);
     if (spec.automatic && spec.auto_levels.empty()) {
@@ -328,10 +378,24 @@ class RuntimeImpl : public Runtime {
       if (job_.config.level != Level::kL1) spec.auto_levels.push_back(job_.config.level);
       if (!job_.config.flush_dir.empty() && job_.config.level != Level::kL5) spec.auto_levels.push_back(Level::kL5);
     }
-    CheckpointSchedule schedule(std::move(spec), job_.config.mtbf_seconds, secondsNow());
-    if (const char* attempt = std::getenv("FTB_RESTART_ATTEMPT")) {
-      for (long i = std::strtol(attempt, nullptr, 10); i > 0; --i) schedule.failureObserved(FailureScope::kNode);
+    // The rates cover the whole job: its start (FTB_JOB_STARTED, set by ftb-run)
+    // and the failures of its earlier runs by kind (FTB_FAILURES). Without them
+    // (an older launcher), each earlier attempt counts as a node's loss.
+    double elapsed = 0;
+    if (const char* started = std::getenv("FTB_JOB_STARTED")) {
+      elapsed = std::max(0.0, static_cast<double>(std::time(nullptr)) - std::strtod(started, nullptr));
     }
+    CheckpointSchedule schedule(std::move(spec), job_.config.mtbf_seconds, secondsNow() - elapsed);
+    FailureHistory history;
+    if (const char* failures = std::getenv("FTB_FAILURES")) {
+      auto parsed = parseFailureHistory(failures);
+      if (parsed) history = *parsed;
+      else std::fprintf(stderr, "ftbckpt: ignoring %s\n", parsed.status().message().c_str());
+    } else if (const char* attempt = std::getenv("FTB_RESTART_ATTEMPT")) {
+      history.node = std::strtol(attempt, nullptr, 10);
+    }
+    for (long i = 0; i < history.process; ++i) schedule.failureObserved(FailureScope::kProcess);
+    for (long i = 0; i < history.node; ++i) schedule.failureObserved(FailureScope::kNode);
     return schedule;
   }
 

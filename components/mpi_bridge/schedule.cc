@@ -150,6 +150,22 @@ void CheckpointSchedule::taken(Level level, long iteration, double now, double c
   }
 }
 
+Result<FailureHistory> parseFailureHistory(std::string_view text) {
+  FailureHistory h;
+  for (const auto& part : split(std::string(text), ',')) {
+    const auto colon = part.find(':');
+    const std::string kind = part.substr(0, colon);
+    long* field = kind == "process" ? &h.process : kind == "node" ? &h.node : nullptr;
+    char* end = nullptr;
+    const long n = colon == std::string::npos ? -1 : std::strtol(part.c_str() + colon + 1, &end, 10);
+    if (!field || n < 0 || colon + 1 == part.size() || *end != '\0') {
+      return invalidArgument("FTB_FAILURES element '" + part + "' is not process:N or node:N");
+    }
+    *field = n;
+  }
+  return h;
+}
+
 void CheckpointSchedule::failureObserved(FailureScope scope) { ++failures_[static_cast<int>(scope)]; }
 
 std::vector<CheckpointSchedule::Choice> CheckpointSchedule::choices(double now) const {

@@ -52,6 +52,15 @@ enum class FailureScope { kProcess = 0, kNode = 1, kJob = 2 };
 FailureScope scopeOf(Level level);
 std::string scopeName(FailureScope scope);
 
+// The failure history ftb-run hands every run of a job (docs/RECOVERY_EVENTS.md):
+// FTB_FAILURES="process:N,node:M", the recoveries of earlier runs by kind.
+struct FailureHistory {
+  long process = 0;  // dead processes (restarted in place)
+  long node = 0;     // lost or failing nodes (relaunched elsewhere, migrated)
+};
+// Either part may be missing; kInvalidArgument names the bad element.
+Result<FailureHistory> parseFailureHistory(std::string_view text);
+
 class CheckpointSchedule {
  public:
   // `prior_mtbf_seconds`: the mean time between failures assumed before any is

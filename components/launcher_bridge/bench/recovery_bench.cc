@@ -15,7 +15,8 @@
 //   set to 0 RPM (migration of its 2 ranks to n5) and for n3 killed outright
 //   (every process in it and its /dev/shm; relaunch on n5, rebuild from parity),
 //   and for one rank of n2 SIGKILLed (its last will decides; restart in place),
-//   split into detection, decision, checkpoint, relaunch, start-up and restore.
+//   split into detection, decision, checkpoint, relaunch, start-up, restore and
+//   re-protection (the checkpoint that restores full redundancy before computing).
 // Every run's checksum is compared with the bare run's (the fault cases only
 // when the overhead case ran before them, as in a full run). Each fault run
 // leaves its timeline in /tmp/recovery_bench-{fan,kill,rank}.timeline.
@@ -91,25 +92,34 @@ std::string resultLine(const std::string& log) {
 // The bare run's answer, computed once: every other run must match it.
 std::string expected;
 
+// What the ranks spent after start-up, before computing again.
+struct Phases {
+  double restore = 0;  // reading (or rebuilding) the checkpoint
+  double protect = 0;  // the checkpoint that restores full redundancy
+};
+
 void printSplit(const char* scenario, double injected, const Event& detected, const Event& decided,
                 const std::optional<Event>& checkpointed, const Event& relaunched, const Event& running,
-                double restore_s) {
+                const Phases& after) {
   const double ck = checkpointed ? seconds(*checkpointed) : seconds(decided);
   const double after_relaunch = seconds(running) - seconds(relaunched);
   std::printf(
       "BENCH %s: fault -> computing again %.3f s = detection %.3f + decision %.3f + checkpoint %.3f + "
-      "relaunch %.3f + start-up %.3f + restore %.3f\n",
+      "relaunch %.3f + start-up %.3f + restore %.3f + re-protection %.3f\n",
       scenario, seconds(running) - injected, seconds(detected) - injected, seconds(decided) - seconds(detected),
-      ck - seconds(decided), seconds(relaunched) - ck, after_relaunch - restore_s, restore_s);
+      ck - seconds(decided), seconds(relaunched) - ck, after_relaunch - after.restore - after.protect, after.restore,
+      after.protect);
   std::fflush(stdout);
 }
 
-// The slowest rank's own restore time (FTB_RESTART_DONE `seconds`) for `corr`.
-double restoreSeconds(JobLab& lab, const std::string& corr) {
-  double slowest = 0;
+// The slowest rank's own restore time and the re-protecting checkpoint's
+// (FTB_RESTART_DONE `seconds`, `protect_seconds`) for `corr`.
+Phases restorePhases(JobLab& lab, const std::string& corr) {
+  Phases slowest;
   for (const Event& e : lab.story->events()) {
     if (e.event_name == "FTB_RESTART_DONE" && tag(e, "corr") == corr) {
-      slowest = std::max(slowest, std::atof(tag(e, "seconds").c_str()));
+      slowest.restore = std::max(slowest.restore, std::atof(tag(e, "seconds").c_str()));
+      slowest.protect = std::max(slowest.protect, std::atof(tag(e, "protect_seconds").c_str()));
     }
   }
   return slowest;
@@ -249,7 +259,7 @@ BOOST_AUTO_TEST_CASE(fan_failure_migrates_to_the_spare) {
   const std::string result = lab.finish(pid);
   if (!expected.empty()) BOOST_TEST(result == expected);
   printSplit("fan failure on n2, 2 ranks migrate to n5", injected, fanfail, decision, pic, relaunched, running,
-             restoreSeconds(lab, corr));
+             restorePhases(lab, corr));
   keepTimeline(lab, "fan", injected);
 }
 
@@ -270,7 +280,7 @@ BOOST_AUTO_TEST_CASE(node_killed_is_relaunched_and_rebuilt) {
   const std::string result = lab.finish(pid);
   if (!expected.empty()) BOOST_TEST(result == expected);
   printSplit("n3 killed, relaunch on n5 + rebuild", injected, trigger, decision, std::nullopt, relaunched, running,
-             restoreSeconds(lab, corr));
+             restorePhases(lab, corr));
   keepTimeline(lab, "kill", injected);
 }
 
@@ -296,6 +306,6 @@ BOOST_AUTO_TEST_CASE(rank_killed_is_announced_by_its_will_and_restarted) {
   const std::string result = lab.finish(pid);
   if (!expected.empty()) BOOST_TEST(result == expected);
   printSplit("rank 2 killed on n2, its will -> restart in place from L1", injected, will, decision, std::nullopt,
-             relaunched, running, restoreSeconds(lab, corr));
+             relaunched, running, restorePhases(lab, corr));
   keepTimeline(lab, "rank", injected);
 }

@@ -7,8 +7,10 @@
 
 #include <array>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <set>
+#include <string>
 
 #include "client/client.h"
 #include "components/mpi_bridge/testing/connected_ranks.h"
@@ -238,6 +240,30 @@ BOOST_AUTO_TEST_CASE(an_auto_schedule_publishes_each_levels_interval_and_why) {
     BOOST_CHECK_GE(std::stod(e->tags.at("mtbf_s")), 3600.0);
   }
   BOOST_CHECK_EQUAL(result(live.job.finish()), expected);
+}
+
+// ftb-run hands each run the job's failure history: with 1 process and 3 node
+// failures over the job's first hour (FTB_FAILURES, FTB_JOB_STARTED) and a
+// prior MTBF of one hour, node failures come every (3600 + 3600) / (1 + 3) =
+// 1800 s, and failures of any process, node loss included, every 7200 / 5 =
+// 1440 s: L2 (there for nodes) and L1 (there for processes) are timed by those.
+BOOST_AUTO_TEST_CASE(an_auto_schedule_takes_its_failure_rates_from_the_jobs_history) {
+  const std::string started = std::to_string(std::time(nullptr) - 3600);
+  LiveJob live("EV_RATES", {"n0", "n1", "n0", "n1"},
+               {{"FTBCKPT_SCHEDULE", "auto:L1,L2"}, {"FTBCKPT_MTBF", "3600"},
+                {"FTB_FAILURES", "process:1,node:3"}, {"FTB_JOB_STARTED", started}});
+  auto mtbf = [](const std::vector<ftb::Event>& events, const std::string& level) {
+    for (const auto& e : named(events, "FTB_CKPT_SCHEDULE")) {
+      if (e.tags.at("level") == level && e.tags.count("mtbf_s")) return std::stod(e.tags.at("mtbf_s"));
+    }
+    return 0.0;
+  };
+  auto events = collect(*live.watch.client, live.watch.sub,
+                        [&](const auto& ev) { return mtbf(ev, "L1") > 0 && mtbf(ev, "L2") > 0; });
+  // The run's own seconds add a little to the 3600 s that passed before it.
+  BOOST_CHECK_CLOSE(mtbf(events, "L2"), 1800.0, 2.0);
+  BOOST_CHECK_CLOSE(mtbf(events, "L1"), 1440.0, 2.0);
+  live.job.finish();
 }
 
 BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {

@@ -148,6 +148,36 @@ BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_mem
   BOOST_TEST(lab.finish(pid) == expected);
 }
 
+// Protected again at once: after the relaunch that rebuilt n3's ranks on the
+// spare, every rank has written a new checkpoint before FTB_RESTART_DONE (so
+// before `running`). A second node of the same groups lost right after
+// `running` is then rebuilt from that checkpoint; without it, the groups would
+// have lost two members of the same checkpoint (n3's, then n2's) and no level
+// could restore them. The lab sets no flush directory: memory alone.
+BOOST_AUTO_TEST_CASE(a_second_node_lost_right_after_running_is_rebuilt_from_the_reprotected_checkpoint) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  Lab lab;
+  pid_t pid = lab.start("TWICE", {"--spares", "n4"});
+  lab.awaitComputing("TWICE");
+  lab.lab.killNode("n3");
+  Event first = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), "the first decision");
+  const std::string first_corr = tag(first, "corr");
+  lab.requireRestored(first_corr, {4, 5});
+  for (int rank = 0; rank < lab.shape.ranks(); ++rank) {
+    Event done = lab.require(is("FTB_RESTART_DONE", {{"corr", first_corr}, {"rank", std::to_string(rank)}}),
+                             "FTB_RESTART_DONE of rank " + std::to_string(rank));
+    BOOST_TEST(!tag(done, "protected_ckpt_id").empty(), "rank " << rank << " did not re-protect");
+  }
+  lab.lab.killNode("n2");  // right after `running`, before any periodic checkpoint
+
+  Event second = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n2"}}), "the second decision");
+  const std::string second_corr = tag(second, "corr");
+  lab.requireRestored(second_corr, {2, 3});
+  BOOST_TEST(lab.finish(pid) == expected);
+  BOOST_TEST(!lab.story->waitFor(is("FTB_RESTART_FAILED", {}), 0ms));
+}
+
 // A rank SIGKILLed on a live node: its agent publishes the rank's last will
 // (FTB_MPI_PROCS_DEAD) and FTB_CLIENT_LOST within milliseconds; mpirun's
 // teardown kills the other ranks, every node's agent reports, and ftb-run

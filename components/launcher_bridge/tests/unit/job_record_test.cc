@@ -40,6 +40,9 @@ JobRecord sample() {
   r.keeper_pid = 4242;
   r.exit_file = "/var/lib/ftb-run/J7.exit";
   r.computing = true;
+  r.started = 1795000000;
+  r.process_failures = 3;
+  r.node_failures = 1;
   r.table = {"n1 MIGRATION_READY 0,1,2,3", "n2 MIGRATION_INACTIVE -", "n9 MIGRATION_READY 4,5,6,7"};
   return r;
 }
@@ -69,6 +72,9 @@ BOOST_AUTO_TEST_CASE(a_saved_record_reads_back_the_same) {
   BOOST_CHECK_EQUAL(r->keeper_pid, want.keeper_pid);
   BOOST_CHECK_EQUAL(r->exit_file, want.exit_file);
   BOOST_CHECK_EQUAL(r->computing, want.computing);
+  BOOST_CHECK_EQUAL(r->started, want.started);
+  BOOST_CHECK_EQUAL(r->process_failures, want.process_failures);
+  BOOST_CHECK_EQUAL(r->node_failures, want.node_failures);
   BOOST_TEST(r->table == want.table, boost::test_tools::per_element());
 }
 

@@ -163,3 +163,23 @@ BOOST_AUTO_TEST_CASE(observed_failures_shorten_the_intervals_of_the_levels_they_
   // Time without failures lengthens them again.
   BOOST_CHECK_GT(s.mtbf(FailureScope::kNode, 36000), s.mtbf(FailureScope::kNode, 3));
 }
+
+BOOST_AUTO_TEST_CASE(the_failure_history_reads_each_kind_and_refuses_anything_else) {
+  auto h = parseFailureHistory("process:2,node:5");
+  BOOST_REQUIRE_MESSAGE(h.ok(), h.status().message());
+  BOOST_CHECK_EQUAL(h->process, 2);
+  BOOST_CHECK_EQUAL(h->node, 5);
+  auto only_nodes = parseFailureHistory("node:1");
+  BOOST_REQUIRE(only_nodes.ok());
+  BOOST_CHECK_EQUAL(only_nodes->process, 0);
+  BOOST_CHECK_EQUAL(only_nodes->node, 1);
+  BOOST_CHECK(parseFailureHistory("").ok());
+  for (const char* bad : {"process:", "process:-1", "process:2x", "disk:1", "process:1,,node:2", "node"}) {
+    auto r = parseFailureHistory(bad);
+    BOOST_TEST_CONTEXT(bad) {
+      BOOST_REQUIRE(!r.ok());
+      BOOST_CHECK(r.status().code() == ftb::Code::kInvalidArgument);
+      BOOST_CHECK_NE(r.status().message().find("FTB_FAILURES"), std::string::npos);
+    }
+  }
+}
