@@ -120,7 +120,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--agent", agent, "ftb-agent endpoint (default $FTB_AGENT_ENDPOINT or the local socket)");
   app.add_option("--mpirun", options.job.mpirun, "mpirun program")->capture_default_str();
-  app.add_option("--mpirun-arg", options.job.mpirun_args, "Extra mpirun argument (repeatable)");
+  // One value per occurrence: otherwise CLI11 reads a following "--" as the end
+  // of this option's values, and the program's own options become ftb-run's.
+  app.add_option("--mpirun-arg", options.job.mpirun_args, "Extra mpirun argument (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--runtime-space", options.runtime_space, "Event space of the checkpoint runtime")
       ->capture_default_str();
   app.add_option("--slurm", slurm, "Drain/resume nodes with scontrol: auto (inside an allocation), on, off")

@@ -2,6 +2,7 @@
 // loopback, mpi_bridge's stencil under mpirun on "localhost" with spare
 // "127.0.0.1". A fan failure of the job's node yields FTB_DECISION with
 // dry_run=1 and nothing else: no FTB_MIGRATE, no relaunch, the job finishes.
+// Extra mpirun arguments (-x VAR=value) reach mpirun and the ranks.
 #define BOOST_TEST_MODULE launcher_dry_run
 #include <boost/test/unit_test.hpp>
 
@@ -39,10 +40,17 @@ BOOST_AUTO_TEST_CASE(a_dry_run_only_publishes_its_decisions) {
   const std::string log = dir.path() + "/ftb-run.log";
   pid_t pid = ftb::testing::spawn(
       {runfile("components/launcher_bridge/ftb-run"), "--job", "DRY", "--dry-run", "--nodes", "localhost",
-       "--spares", "127.0.0.1", "--ranks-per-node", "2", "--", runfile("components/mpi_bridge/examples/stencil"),
+       "--spares", "127.0.0.1", "--ranks-per-node", "2",
+       // Passed to mpirun as given, and the program's own options after "--" stay its own.
+       "--mpirun-arg=-x", "--mpirun-arg=FTBCKPT_SCHEDULE=auto:L1", "--mpirun-arg=-x", "--mpirun-arg=FTBCKPT_MTBF=3600",
+       "--", runfile("components/mpi_bridge/examples/stencil"),
        "--iterations", "150", "--iteration-ms", "20"},
       log);
   BOOST_REQUIRE(story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_STATE"; }, 20s));
+
+  // The ranks got the variable: rank 0 tells the schedule it set.
+  BOOST_REQUIRE(story.waitFor(
+      [](const Event& e) { return e.event_name == "FTB_CKPT_SCHEDULE" && tag(e, "level") == "L1"; }, 60s));
 
   auto hw = ftb::testing::connectOrFail(agent.ipcEndpoint(), "FTB.IPMI.MONITOR", "fake-bmc-monitor");
   BOOST_REQUIRE(hw->declare({{"FTB_IPMI_FANFAIL", ftb::Severity::kError}}).ok());
