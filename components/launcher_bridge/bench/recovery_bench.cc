@@ -18,6 +18,9 @@
 //   and for one rank of n2 SIGKILLed (its last will decides; restart in place),
 //   split into detection, decision, checkpoint, relaunch, start-up, restore and
 //   re-protection (the checkpoint that restores full redundancy before computing).
+// - a campaign: 2400 iterations (about 3 minutes bare) with a fault every 60 s,
+//   one of each kind in turn, under the "auto" schedule; slowdown and each
+//   recovery printed.
 // Every run's checksum is compared with the bare run's (the fault cases only
 // when the overhead case ran before them, as in a full run). Each fault run
 // leaves its timeline in /tmp/recovery_bench-{fan,kill,rank}.timeline.
@@ -33,7 +36,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "components/ipmi/testing/monitor_process.h"
 #include "components/launcher_bridge/lab/job_lab.h"
@@ -153,10 +159,10 @@ struct RunTimes {
   double total = 0;
   double teardown = 0;
 };
-RunTimes timeRun(pid_t pid, const std::string& log, double t0) {
+RunTimes timeRun(pid_t pid, const std::string& log, double t0, double limit_s = 600) {
   double result_at = 0;
   std::optional<int> code;
-  while (!(code = ftb::launcher::lab::waitExit(pid, 5)) && now() - t0 < 600) {
+  while (!(code = ftb::launcher::lab::waitExit(pid, 5)) && now() - t0 < limit_s) {
     if (result_at == 0) {
       std::ifstream in(log);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -174,7 +180,7 @@ RunTimes timeRun(pid_t pid, const std::string& log, double t0) {
 
 // Bare: mpirun of the stencil across the lab's job nodes, no ftb at all
 // (FTBCKPT_AGENT=0, no checkpoints).
-RunTimes bareRun(JobLab& lab, int iterations, const std::string& log) {
+RunTimes bareRun(JobLab& lab, int iterations, const std::string& log, double limit_s = 600) {
   setenv("OMPI_MCA_mca_base_param_files", lab.lab.mcaParamFile().c_str(), 1);
   std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--host", "n1:2,n2:2,n3:2,n4:2",
                                    "--map-by", "slot", "-np", "8", "-x", "FTBCKPT_AGENT=0",
@@ -182,7 +188,7 @@ RunTimes bareRun(JobLab& lab, int iterations, const std::string& log) {
   argv.insert(argv.end(), kGrid.begin(), kGrid.end());
   argv.insert(argv.end(), {"--iterations", std::to_string(iterations)});
   const double t0 = now();
-  return timeRun(lab.lab.spawn(lab.lab.inHead(argv), log), log, t0);
+  return timeRun(lab.lab.spawn(lab.lab.inHead(argv), log), log, t0, limit_s);
 }
 
 // ftb-run with the shape's stencil; its log has the RESULT line.
@@ -326,4 +332,85 @@ BOOST_AUTO_TEST_CASE(rank_killed_is_announced_by_its_will_and_restarted) {
   printSplit("rank 2 killed on n2, its will -> restart in place from L1", injected, will, decision, std::nullopt,
              relaunched, running, restorePhases(lab, corr));
   keepTimeline(lab, "rank", injected);
+}
+
+// A long run under repeated faults of every kind the lab can make, at an
+// injected mean time between failures of 60 s (one fault every 60 s):
+// one rank SIGKILLed (restart in place), FAN1 of n2 to 0 RPM (migration to
+// the spare; the fan is repaired once the job runs again, so n2 becomes the
+// spare), n3 killed outright (relaunch on the spare, rebuild), then ranks of n1
+// again. The runtime checkpoints by its "auto" schedule told the same MTBF. The
+// job must end bit-exact; the slowdown against the bare run is printed.
+BOOST_AUTO_TEST_CASE(campaign_at_an_injected_mtbf_of_one_minute) {
+  if (skipped()) return;
+  constexpr int kCampaignIterations = 2400;  // about 3 minutes bare: a few faults at 60 s
+  constexpr double kMtbf = 60;
+  JobLab lab(benchShape());
+  const std::string bare_log = lab.lab.dir() + "/campaign-bare.log";
+  const RunTimes bare = bareRun(lab, kCampaignIterations, bare_log, 3600);
+  const std::string want = resultLine(bare_log);
+
+  lab.shape.stencil = kGrid;
+  lab.shape.stencil.insert(lab.shape.stencil.end(), {"--iterations", std::to_string(kCampaignIterations)});
+  std::vector<std::string> args = {"--spares", "n5", "--max-restarts", "50"};
+  for (const char* e : {"FTBCKPT_SCHEDULE=auto", "FTBCKPT_MTBF=60"}) {
+    args.insert(args.end(), {"--mpirun-arg=-x", std::string("--mpirun-arg=") + e});
+  }
+  const double t0 = now();
+  const pid_t pid = lab.start("CAMPAIGN", args);
+  lab.require(is("FTB_JOB_STATE", {{"state", "launched"}}), "the launch");
+  lab.require(is("FTB_CKPT_SCHEDULE", {}), "the first schedule (the ranks are up)", 0, 60s);
+
+  // One fault every kMtbf seconds, the first kMtbf after the ranks are up:
+  // exponential gaps (a Poisson process) give from 0 to 6 faults in a 3-minute
+  // run depending on the draw, and would not exercise every kind.
+  std::vector<std::string> story;  // one line per fault
+  double next_fault = now() + kMtbf;
+  std::optional<int> code;
+  for (int fault = 0;; ++fault) {
+    const int wait_ms = static_cast<int>(std::max(0.0, next_fault - now()) * 1000);
+    if ((code = ftb::launcher::lab::waitExit(pid, wait_ms))) break;  // finished before the next fault
+    const std::size_t from = lab.story->size();  // the decision comes after this
+    const double injected = now();
+    std::string what;
+    std::map<std::string, std::string> decided;
+    if (fault == 1) {
+      what = "FAN1 of n2 to 0 RPM";
+      lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");
+      decided = {{"action", "migrate"}, {"node", "n2"}};
+    } else if (fault == 2) {
+      what = "n3 killed";
+      lab.lab.killNode("n3");
+      decided = {{"action", "relaunch"}, {"node", "n3"}};
+    } else {
+      const std::string node = fault == 0 ? "n2" : "n1";
+      const int rank = fault == 0 ? 2 : 0;
+      const pid_t victim = lab.lab.rankPid(node, rank);
+      BOOST_REQUIRE_MESSAGE(victim > 0, "no process of rank " << rank << " on " << node);
+      what = "rank " + std::to_string(rank) + " on " + node + " SIGKILLed";
+      BOOST_REQUIRE(kill(victim, SIGKILL) == 0);
+      decided = {{"action", "restart"}};
+    }
+    Event decision = lab.require(is("FTB_DECISION", decided), "the decision on: " + what, from);
+    Event running = lab.require(is("FTB_JOB_STATE", {{"state", "running"}, {"corr", tag(decision, "corr")}}),
+                                "computing again after: " + what, 0, 120s);
+    char line[160];
+    std::snprintf(line, sizeof line, "%s at %.1f s: computing again after %.2f s", what.c_str(), injected - t0,
+                  seconds(running) - injected);
+    story.push_back(line);
+    if (fault == 1) {  // repaired: n2 becomes the spare that n3's ranks will need
+      lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 100 1");
+      lab.require(ftb::ipmi::testing::named("FTB_IPMI_NORMAL", "n2"), "FTB_IPMI_NORMAL of n2");
+    }
+    next_fault = injected + kMtbf;
+  }
+  BOOST_REQUIRE_MESSAGE(*code == 0, "the campaign's job failed; see " << lab.log);
+  const double total = now() - t0;
+  BOOST_TEST(resultLine(lab.log) == want);
+  std::printf("BENCH campaign, stencil 8 ranks x 64 MiB, %d iterations, schedule auto: bare mpirun %.1f s; under "
+              "a fault every %.0f s %.1f s (slowdown %.0f %%), %zu faults, result %s:\n",
+              kCampaignIterations, bare.total, kMtbf, total, 100.0 * (total - bare.total) / bare.total, story.size(),
+              resultLine(lab.log) == want ? "bit-exact" : "DIFFERENT");
+  for (const auto& l : story) std::printf("BENCH   %s\n", l.c_str());
+  std::fflush(stdout);
 }
