@@ -24,11 +24,13 @@
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
 #include "agent/client_session.h"
+#include "agent/clock.h"
 #include "agent/curve_authenticator.h"
 #include "agent/config.h"
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
+#include "agent/session_table.h"
 #include "agent/subscription_index.h"
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
@@ -85,7 +87,6 @@ class Agent : private tree::TreeHost {
   void dispatch(const std::string& routing_id, proto::Envelope& envelope, const Sender& sender);
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
-  ClientSession* findSession(const std::string& routing_id);
   // How a session ended: only kLost publishes the client's last will and
   // FTB_CLIENT_LOST (agent_departures.cc).
   enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
@@ -173,23 +174,14 @@ class Agent : private tree::TreeHost {
   Admission admission_{policy_, ""};  // the agents' Curve key is set by startCurve()
   std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
   std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_
+  const Clock& clock_ = Clock::real();
   std::chrono::steady_clock::time_point started_;
-  uint64_t next_session_ = 1;
 
-  std::unordered_map<std::string, std::unique_ptr<ClientSession>> sessions_;  // by routing id
-  std::unordered_map<std::string, ClientSession*> by_publisher_;  // publisher key -> session
+  // Connected clients, and accepted sequences and owners per publisher key.
+  SessionTable sessions_{clock_};
   // Every session's subscriptions, owner = ClientSession*: kept in step with
   // ClientSession::subscriptions by onSubscribe, onUnsubscribe and removeSession.
   SubscriptionIndex subscription_index_;
-  // Highest sequence accepted per publisher key, kept for a while after the
-  // client leaves so a reconnecting client's re-sent events are not routed twice.
-  struct KnownPublisher {
-    uint64_t accepted_seq = 0;
-    bool connected = false;
-    std::chrono::steady_clock::time_point departed;
-    OriginOwner owner;  // who said Hello with this key first: only it may resume it
-  };
-  std::unordered_map<std::string, KnownPublisher> known_publishers_;
   std::vector<std::string> doomed_;  // routing ids whose socket is gone (this turn's sends)
   std::vector<std::string> departed_;  // doomed in an earlier turn: settleDeparted()
   std::vector<zmq::pollitem_t> poll_items_;  // the socket, then the watched pidfds

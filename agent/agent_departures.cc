@@ -57,7 +57,7 @@ void Agent::settleDeparted() {
   std::vector<std::string> departed;
   departed.swap(departed_);
   for (const auto& id : departed) {
-    ClientSession* s = findSession(id);
+    ClientSession* s = sessions_.find(id);
     if (s == nullptr) continue;  // said Goodbye, or Hello again, meanwhile
     if (s->process && (s->process_exited || s->process->exited())) {
       removeSession(id, SessionEnd::kLost, "its process exited");
@@ -78,11 +78,8 @@ bool Agent::publishLastWill(ClientSession& session) {
     return false;
   }
   const std::string key = fromProto(session.last_will->id()).publisherKey();
-  KnownPublisher& known = known_publishers_[key];
-  if (known.accepted_seq >= 1) return false;  // published already (the client came back and went again)
-  known.accepted_seq = 1;
-  known.connected = false;
-  known.departed = std::chrono::steady_clock::now();
+  // Published already (the client came back and went again)?
+  if (!sessions_.claimWillSequence(key)) return false;
 
   auto routed = std::make_shared<RoutedEvent>();
   routed->event = stampLastWill(std::move(*session.last_will), std::chrono::system_clock::now(),

@@ -70,11 +70,7 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
     if (seq != 0 && seq <= session.last_seq) continue;  // re-sent after a reconnect: routed already
     Status accepted = acceptEvent(session, bytes, event);
     if (seq > session.last_seq) {
-      session.last_seq = seq;
-      known_publishers_[session.publisher_key].accepted_seq = seq;
-      if (!session.ack_due) session.ack_due_since = std::chrono::steady_clock::now();
-      session.ack_due = true;
-      ++session.unacked_events;
+      sessions_.recordAccepted(session, seq);  // and a PublishAck is due
     }
     if (!accepted.ok()) {
       counters_.set_events_rejected(counters_.events_rejected() + 1);
@@ -168,8 +164,7 @@ void Agent::route(const RoutedEventPtr& routed) {
   const proto::Event& event = routed->event;
   ClientSession* inbox_owner = nullptr;
   if (event.type() == proto::RESPONSE) {
-    auto it = by_publisher_.find(publisherKeyOf(event.response_to()));
-    if (it != by_publisher_.end()) inbox_owner = it->second;
+    inbox_owner = sessions_.byPublisher(publisherKeyOf(event.response_to()));
   }
   // The index yields each session's matching ids contiguous and ascending:
   // the same list, in the same order, as scanning session->subscriptions.
