@@ -284,10 +284,13 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
   }
   switch (envelope.body_case()) {
     case B::kHello: return onHello(routing_id, envelope, sender);
-    case B::kStatusRequest: return onStatus(routing_id, envelope);
-    case B::kClientsRequest: return onClients(routing_id, envelope);
-    case B::kHistoryQuery: return onHistoryQuery(routing_id, envelope, sender);
-    case B::kTreeQuery: return onTreeQuery(routing_id, envelope);
+    case B::kStatusRequest:
+    case B::kClientsRequest:
+    case B::kHistoryQuery:
+    case B::kTreeQuery: {
+      proto::Envelope answer = control_.answer(envelope, sender);
+      return reply(routing_id, answer);
+    }
     case B::kTree: return onTree(envelope);
     case B::kGoodbye: return onGoodbye(routing_id);
     default: break;

@@ -27,6 +27,7 @@
 #include "agent/clock.h"
 #include "agent/curve_authenticator.h"
 #include "agent/config.h"
+#include "agent/control_service.h"
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
@@ -115,13 +116,11 @@ class Agent : private tree::TreeHost {
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
   // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
   Status startCurve();
+  void addAuthStatus(proto::StatusReply& reply) const;  // the ZAP handler's refusals
   Status secureTcpEndpoint();
   // agent_policy.cc: the namespace policy.
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
-  // `events` (oldest first) that `who` may see (Admission::maySee), at most the newest `keep`.
-  std::vector<RoutedEventPtr> visibleTo(const Principal& who, std::vector<RoutedEventPtr> events,
-                                        std::size_t keep);
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
@@ -152,13 +151,6 @@ class Agent : private tree::TreeHost {
                          const std::unordered_map<std::string, std::string>& tags = {});
   void publishTopologyChanges();
   void fillTreeInfo(proto::TreeInfo* info);
-
-  // agent_control.cc: the control API.
-  void onStatus(const std::string& routing_id, const proto::Envelope& envelope);
-  void onClients(const std::string& routing_id, const proto::Envelope& envelope);
-  void onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope,
-                      const Sender& sender);
-  void onTreeQuery(const std::string& routing_id, const proto::Envelope& envelope);
 
   AgentConfig config_;
   zmq::context_t context_;
@@ -209,6 +201,11 @@ class Agent : private tree::TreeHost {
   AgentMetrics metrics_{config_.metrics_max_namespaces};
   std::unique_ptr<metrics::HttpServer> metrics_server_;  // null unless --metrics-listen
   daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
+  // The control API (ftbctl): reads the state above; declared after it.
+  ControlService control_{
+      {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},
+      {.add_auth = [this](proto::StatusReply& r) { addAuthStatus(r); },
+       .fill_tree = [this](proto::TreeInfo* info) { fillTreeInfo(info); }}};
 };
 
 }  // namespace ftb::agent

@@ -31,18 +31,4 @@ bool Agent::mayReceive(ClientSession& session, const std::string& event_space) {
   return it->second;
 }
 
-std::vector<RoutedEventPtr> Agent::visibleTo(const Principal& who, std::vector<RoutedEventPtr> events,
-                                             std::size_t keep) {
-  if (!admission_.everyoneSeesEverything()) {
-    std::unordered_map<std::string, bool> seen;  // namespace -> maySee, asked once per query
-    std::erase_if(events, [&](const RoutedEventPtr& e) {
-      auto [it, fresh] = seen.try_emplace(e->event.event_space(), false);
-      if (fresh) it->second = admission_.maySee(who, e->event.event_space());
-      return !it->second;
-    });
-  }
-  if (events.size() > keep) events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(keep));
-  return events;
-}
-
 }  // namespace ftb::agent

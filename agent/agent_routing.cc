@@ -286,11 +286,11 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   if (request.has_history()) {
     // What the client may not see is left out before counting (history_events).
     if (request.history().has_since()) {
-      replay = visibleTo(session.principal, history_.since(request.history().since(), *filter, &complete),
+      replay = visibleTo(admission_, session.principal, history_.since(request.history().since(), *filter, &complete),
                          history_.size());
     } else {
       const std::size_t n = request.history().last_n();
-      replay = visibleTo(session.principal,
+      replay = visibleTo(admission_, session.principal,
                          history_.lastN(admission_.everyoneSeesEverything() ? n : history_.size(), *filter), n);
     }
   }
