@@ -139,7 +139,7 @@ Status Agent::bind() {
 void Agent::run() {
   spdlog::info("ftb-agent {} '{}' serving on {}", wire::kVersion, config_.name,
                fmt::join(endpoints_, ", "));
-  auto next_housekeeping = std::chrono::steady_clock::now();
+  auto next_housekeeping = clock_.steadyNow();
   // The sockets are bound and the loop is about to turn: clients are accepted from here on.
   notifier_.ready(fmt::format("serving on {}", fmt::join(endpoints_, ", ")));
   while (!stop_.load()) {
@@ -176,7 +176,7 @@ void Agent::run() {
       if ((poll_items_[i].revents & ZMQ_POLLIN) == 0) continue;
       ClientSession* s = watched_[i - 1];
       s->process_exited = true;
-      s->probe_until = std::chrono::steady_clock::now() +
+      s->probe_until = clock_.steadyNow() +
                        std::chrono::milliseconds(config_.client_timeout_ms);
     }
 
@@ -207,13 +207,13 @@ void Agent::run() {
       handleFrame(from, body);
     }
     if (!input_backlog) settleDeparted();
-    flushBatches();
+    router_.flush();
     sendAcks();
     flushOutbound();
 
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.steadyNow();
     driveTree(now, input_backlog);
-    flushBatches();  // deliveries of events that came from other agents
+    router_.flush();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
       expireSilentClients(now);
       forgetDepartedPublishers(now);
@@ -239,7 +239,7 @@ void Agent::run() {
   if (tree_) {
     // Children and parent repair at once instead of waiting for a timeout.
     tree_->leave("the agent is shutting down");
-    tree_transport_->flush(std::chrono::steady_clock::now());
+    tree_transport_->flush(clock_.steadyNow());
   }
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
@@ -409,7 +409,7 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   ClientSession* s = sessions_.find(routing_id);
   if (s == nullptr) return;
   spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
-  batches_.erase(s);
+  router_.forget(s);
   subscription_index_.removeOwner(s);
   if (!s->subscriptions.empty()) updateTreeInterest();
   // Kept alive until its will and notice are out (after it left the routing
@@ -485,7 +485,7 @@ void Agent::flushOutbound() {
     // goes out on its own once the queue has drained.
     if (out.empty() && out.missedPending() > 0) {
       proto::Envelope notice;
-      attachMissed(out, notice.mutable_deliver());
+      Router::attachMissed(out, notice.mutable_deliver());
       if (trySend(id, wire::encode(notice))) out.clearMissedPending();
     }
   }

@@ -31,6 +31,7 @@
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
+#include "agent/router.h"
 #include "agent/session_table.h"
 #include "agent/subscription_index.h"
 #include "agent/tree/tree_node.h"
@@ -48,7 +49,7 @@ inline constexpr std::chrono::milliseconds kAckDelay{2};
 // and tree links (below the unit's TimeoutStopSec).
 inline constexpr std::chrono::milliseconds kShutdownDrain{5000};
 
-class Agent : private tree::TreeHost {
+class Agent : private tree::TreeHost, private FrameSink {
  public:
   // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come
   // back as a Status whose message says what to fix.
@@ -111,7 +112,7 @@ class Agent : private tree::TreeHost {
                   uint64_t request_id, uint64_t event_seq = 0);
   // Sends without blocking; false when the peer's pipe is full (EAGAIN).
   // An unreachable peer is scheduled for removal and counts as sent.
-  bool trySend(const std::string& routing_id, const std::string& frame);
+  bool trySend(const std::string& routing_id, const std::string& frame) override;
   void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
   // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
@@ -126,16 +127,11 @@ class Agent : private tree::TreeHost {
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
   void onPublish(ClientSession& session, const proto::Publish& publish);
   Status acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event);
-  void route(const RoutedEventPtr& event);
-  void enqueueDelivery(ClientSession& session, const RoutedEventPtr& event,
-                       const std::vector<uint32_t>& subscription_ids);
+  // Routes an event that is in the history already (router.h).
+  void route(const RoutedEventPtr& event) { router_.route(event); }
   void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
   void onUnsubscribe(ClientSession& session, const proto::Envelope& envelope);
   void sendAcks();
-  void flushBatches();
-  struct Batch;
-  void sendBatch(ClientSession& session, Batch& batch);
-  static void attachMissed(const OutboundQueue& out, proto::Deliver* deliver);
 
   // agent_tree.cc: this agent's place in the tree of agents.
   Status startTree();
@@ -179,13 +175,6 @@ class Agent : private tree::TreeHost {
   std::vector<zmq::pollitem_t> poll_items_;  // the socket, then the watched pidfds
   std::vector<ClientSession*> watched_;      // the session of each pidfd item
 
-  struct Batch {
-    proto::Envelope envelope;
-    uint32_t events = 0;
-    // Per delivery: its metric series and publish time (counted once the batch is sent or lost).
-    std::vector<std::pair<EventSeries*, std::chrono::system_clock::time_point>> metered;
-  };
-  std::unordered_map<ClientSession*, Batch> batches_;  // deliveries built this turn
 
   EventHistory history_;
 
@@ -201,6 +190,9 @@ class Agent : private tree::TreeHost {
   AgentMetrics metrics_{config_.metrics_max_namespaces};
   std::unique_ptr<metrics::HttpServer> metrics_server_;  // null unless --metrics-listen
   daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
+  // Matching and delivery batching (router.h): uses the state above; declared after it.
+  Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
+                  static_cast<FrameSink&>(*this), clock_}};
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},

@@ -82,17 +82,16 @@ bool Agent::publishLastWill(ClientSession& session) {
   if (!sessions_.claimWillSequence(key)) return false;
 
   auto routed = std::make_shared<RoutedEvent>();
-  routed->event = stampLastWill(std::move(*session.last_will), std::chrono::system_clock::now(),
+  routed->event = stampLastWill(std::move(*session.last_will), clock_.systemNow(),
                                 config_.name, session.peer);
   session.last_will.reset();
   routed->bytes = std::make_shared<const std::string>(routed->event.SerializeAsString());
-  routed->arrived = std::chrono::steady_clock::now();
+  routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
-  history_.add(routed);
-  route(routed);
+  router_.publish(routed);
   sendToTree(routed, key);
   return true;
 }
