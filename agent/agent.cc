@@ -215,8 +215,8 @@ void Agent::run() {
     driveTree(now, input_backlog);
     router_.flush();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
-      expireSilentClients(now);
-      forgetDepartedPublishers(now);
+      expireSilentClients();
+      forgetDepartedPublishers();
       history_.prune(now);
       updateMetrics();
       next_housekeeping = now + std::chrono::milliseconds(100);
@@ -423,13 +423,13 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   }
 }
 
-void Agent::expireSilentClients(std::chrono::steady_clock::time_point) {
+void Agent::expireSilentClients() {
   for (const auto& id : sessions_.silentFor(std::chrono::milliseconds(config_.client_timeout_ms))) {
     removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
   }
 }
 
-void Agent::forgetDepartedPublishers(std::chrono::steady_clock::time_point) {
+void Agent::forgetDepartedPublishers() {
   // Long enough for any reconnect; short enough that a node running job after
   // job does not accumulate an entry per process forever.
   sessions_.forgetDeparted(std::chrono::milliseconds(config_.client_timeout_ms) * 10 +

@@ -1,7 +1,10 @@
 // The ftb-agent: one per node. Local clients reach it over IPC, remote ones over
-// TCP, both on one ZeroMQ ROUTER socket. It matches every published event
-// against every subscription and delivers it once per matching subscription,
-// in publish order per publisher, and answers the control API used by ftbctl.
+// TCP, both on one ZeroMQ ROUTER socket. It delivers every published event
+// once per matching subscription, in publish order per publisher, and answers
+// the control API used by ftbctl. Agent is the loop that owns the socket and
+// wires the parts of //agent:core: SessionTable (who is connected), Router
+// (matching and delivery batching, sending through this loop as its
+// FrameSink), ControlService (ftbctl's queries), all on one Clock.
 //
 // Threading: create() on any thread; run() is the event loop and owns all state;
 // requestStop() may be called from any thread or a signal handler.
@@ -93,7 +96,7 @@ class Agent : private tree::TreeHost, private FrameSink {
   // FTB_CLIENT_LOST (agent_departures.cc).
   enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
   void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
-  void expireSilentClients(std::chrono::steady_clock::time_point now);
+  void expireSilentClients();
   // agent_departures.cc: clients that vanish without a Goodbye.
   // Adds the pidfds of watched client processes to the loop's poll set.
   void addProcessWatches(std::vector<zmq::pollitem_t>& items,
@@ -106,7 +109,7 @@ class Agent : private tree::TreeHost, private FrameSink {
   // Whether the will went out (a client has one; it goes out at most once).
   bool publishLastWill(ClientSession& session);
   void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
-  void forgetDepartedPublishers(std::chrono::steady_clock::time_point now);
+  void forgetDepartedPublishers();
   void reply(const std::string& routing_id, proto::Envelope& envelope);
   void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
                   uint64_t request_id, uint64_t event_seq = 0);
