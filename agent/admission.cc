@@ -1,5 +1,7 @@
 #include "agent/admission.h"
 
+#include <unordered_map>
+
 #include <array>
 
 namespace ftb::agent {
@@ -133,6 +135,20 @@ Principal Admission::principalOf(const Sender& sender) const {
   p.peer = sender.local;
   p.curve_authenticated = sender.isCurve();
   return p;
+}
+
+std::vector<RoutedEventPtr> visibleTo(const Admission& admission, const Principal& who,
+                                      std::vector<RoutedEventPtr> events, std::size_t keep) {
+  if (!admission.everyoneSeesEverything()) {
+    std::unordered_map<std::string, bool> seen;  // namespace -> maySee, asked once per query
+    std::erase_if(events, [&](const RoutedEventPtr& e) {
+      auto [it, fresh] = seen.try_emplace(e->event.event_space(), false);
+      if (fresh) it->second = admission.maySee(who, e->event.event_space());
+      return !it->second;
+    });
+  }
+  if (events.size() > keep) events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(keep));
+  return events;
 }
 
 }  // namespace ftb::agent

@@ -17,7 +17,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/peer_credentials.h"
 #include "client/status.h"
@@ -113,5 +115,10 @@ class Admission {
   const NamespacePolicy& policy_;
   std::string agents_curve_key_;
 };
+
+// `events` (oldest first) that `who` may see (Admission::maySee), at most the
+// newest `keep`: what a subscribe-time replay and the history query hand out.
+std::vector<RoutedEventPtr> visibleTo(const Admission& admission, const Principal& who,
+                                      std::vector<RoutedEventPtr> events, std::size_t keep);
 
 }  // namespace ftb::agent

@@ -67,7 +67,7 @@ Agent::Agent(AgentConfig config)
     : config_(std::move(config)),
       context_(1),
       socket_(context_, zmq::socket_type::router),
-      started_(std::chrono::steady_clock::now()),
+      started_(clock_.steadyNow()),
       history_(config_.history_events, config_.history_bytes,
                std::chrono::seconds(config_.history_max_age_s)) {
   if (config_.name.empty()) config_.name = hostName();
@@ -139,7 +139,7 @@ Status Agent::bind() {
 void Agent::run() {
   spdlog::info("ftb-agent {} '{}' serving on {}", wire::kVersion, config_.name,
                fmt::join(endpoints_, ", "));
-  auto next_housekeeping = std::chrono::steady_clock::now();
+  auto next_housekeeping = clock_.steadyNow();
   // The sockets are bound and the loop is about to turn: clients are accepted from here on.
   notifier_.ready(fmt::format("serving on {}", fmt::join(endpoints_, ", ")));
   while (!stop_.load()) {
@@ -176,7 +176,7 @@ void Agent::run() {
       if ((poll_items_[i].revents & ZMQ_POLLIN) == 0) continue;
       ClientSession* s = watched_[i - 1];
       s->process_exited = true;
-      s->probe_until = std::chrono::steady_clock::now() +
+      s->probe_until = clock_.steadyNow() +
                        std::chrono::milliseconds(config_.client_timeout_ms);
     }
 
@@ -207,16 +207,16 @@ void Agent::run() {
       handleFrame(from, body);
     }
     if (!input_backlog) settleDeparted();
-    flushBatches();
+    router_.flush();
     sendAcks();
     flushOutbound();
 
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.steadyNow();
     driveTree(now, input_backlog);
-    flushBatches();  // deliveries of events that came from other agents
+    router_.flush();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
-      expireSilentClients(now);
-      forgetDepartedPublishers(now);
+      expireSilentClients();
+      forgetDepartedPublishers();
       history_.prune(now);
       updateMetrics();
       next_housekeeping = now + std::chrono::milliseconds(100);
@@ -239,7 +239,7 @@ void Agent::run() {
   if (tree_) {
     // Children and parent repair at once instead of waiting for a timeout.
     tree_->leave("the agent is shutting down");
-    tree_transport_->flush(std::chrono::steady_clock::now());
+    tree_transport_->flush(clock_.steadyNow());
   }
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
@@ -262,7 +262,7 @@ void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
   if (const char* user = zmq_msg_gets(body.handle(), "User-Id"); user != nullptr && !sender.local) {
     sender.curve_key = user;  // set by the ZAP handler: the admitted Curve key
   }
-  sender.has_session = sessions_.count(routing_id) != 0;
+  sender.has_session = sessions_.contains(routing_id);
   dispatch(routing_id, *envelope, sender);
 }
 
@@ -284,18 +284,21 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
   }
   switch (envelope.body_case()) {
     case B::kHello: return onHello(routing_id, envelope, sender);
-    case B::kStatusRequest: return onStatus(routing_id, envelope);
-    case B::kClientsRequest: return onClients(routing_id, envelope);
-    case B::kHistoryQuery: return onHistoryQuery(routing_id, envelope, sender);
-    case B::kTreeQuery: return onTreeQuery(routing_id, envelope);
+    case B::kStatusRequest:
+    case B::kClientsRequest:
+    case B::kHistoryQuery:
+    case B::kTreeQuery: {
+      proto::Envelope answer = control_.answer(envelope, sender);
+      return reply(routing_id, answer);
+    }
     case B::kTree: return onTree(envelope);
     case B::kGoodbye: return onGoodbye(routing_id);
     default: break;
   }
   // The rest needs a session (the table said so, and admit() checked it).
-  ClientSession* session = findSession(routing_id);
+  ClientSession* session = sessions_.find(routing_id);
   if (session == nullptr) return;
-  session->last_seen = std::chrono::steady_clock::now();
+  session->last_seen = clock_.steadyNow();
   switch (envelope.body_case()) {
     case B::kDeclare: return onDeclare(*session, envelope);
     case B::kPublish: return onPublish(*session, envelope.publish());
@@ -331,28 +334,25 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   const std::string publisher_key = id.publisherKey();
   // Only the identity that opened a session under this origin may resume it:
   // anyone else would take over its publisher key and accepted sequence.
-  if (auto known = known_publishers_.find(publisher_key); known != known_publishers_.end()) {
-    if (Status s = Admission::mayResume(known->second.owner, sender); !s.ok()) {
-      metrics_.refused(AgentMetrics::Refusal::kHelloOrigin);
-      auto live = by_publisher_.find(publisher_key);
-      log_.warn("hello-origin", "refused a Hello as '{}' claiming the origin of {} client '{}' ({}): {}",
-                hello.client_name(), live != by_publisher_.end() ? "live" : "departed",
-                live != by_publisher_.end() ? live->second->client_name : std::string("?"),
-                known->second.owner.describe(), s.message());
-      return replyError(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
-    }
+  if (Status s = sessions_.mayClaim(publisher_key, sender); !s.ok()) {
+    metrics_.refused(AgentMetrics::Refusal::kHelloOrigin);
+    const ClientSession* live = sessions_.byPublisher(publisher_key);
+    log_.warn("hello-origin", "refused a Hello as '{}' claiming the origin of {} client '{}' ({}): {}",
+              hello.client_name(), live != nullptr ? "live" : "departed",
+              live != nullptr ? live->client_name : std::string("?"),
+              sessions_.ownerOf(publisher_key)->describe(), s.message());
+    return replyError(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
   }
   // A client that reconnects (new socket) replaces its old session.
-  if (auto it = by_publisher_.find(publisher_key); it != by_publisher_.end()) {
-    removeSession(it->second->routing_id, SessionEnd::kReplaced, "the client reconnected");
+  if (ClientSession* old = sessions_.byPublisher(publisher_key)) {
+    removeSession(old->routing_id, SessionEnd::kReplaced, "the client reconnected");
   }
-  if (findSession(routing_id) != nullptr) {
+  if (sessions_.contains(routing_id)) {
     removeSession(routing_id, SessionEnd::kReplaced, "it said Hello again");
   }
 
   auto session = std::make_unique<ClientSession>(config_.client_queue_events);
   session->routing_id = routing_id;
-  session->session = next_session_++;
   session->client_name = hello.client_name();
   session->event_space = *space;
   session->job_id = hello.job_id();
@@ -379,15 +379,10 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   }
   session->last_will = std::move(*will);
   if (peer) session->process = PidWatch::open(peer->pid);
-  session->last_seen = std::chrono::steady_clock::now();
-  session->connected_at = std::chrono::system_clock::now();
-  KnownPublisher& known = known_publishers_[publisher_key];
-  known.connected = true;
-  known.owner = OriginOwner::of(sender);
-  session->last_seq = known.accepted_seq;
+  ClientSession& opened = sessions_.add(std::move(session), sender);  // sets opened.last_seq
   for (const auto& d : hello.declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
-    if (name.ok()) session->declared[*name] = d.severity();
+    if (name.ok()) opened.declared[*name] = d.severity();
   }
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
@@ -397,44 +392,29 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   r->set_max_payload_bytes(config_.max_payload_bytes);
   r->set_heartbeat_interval_ms(config_.heartbeat_interval_ms);
   r->set_client_timeout_ms(config_.client_timeout_ms);
-  r->set_session(session->session);
-  r->set_accepted_seq(session->last_seq);
-  spdlog::debug("client '{}' in {} connected (pid {}, uid {})", session->client_name,
-                session->event_space, peer ? peer->pid : hello.origin().pid(),
+  r->set_session(opened.session);
+  r->set_accepted_seq(opened.last_seq);
+  spdlog::debug("client '{}' in {} connected (pid {}, uid {})", opened.client_name,
+                opened.event_space, peer ? peer->pid : hello.origin().pid(),
                 peer ? std::to_string(peer->uid) : std::string("unknown"));
-  by_publisher_[publisher_key] = session.get();
-  sessions_[routing_id] = std::move(session);
   counters_.set_clients_connected_total(counters_.clients_connected_total() + 1);
   reply(routing_id, answer);
 }
 
 void Agent::onGoodbye(const std::string& routing_id) {
-  if (findSession(routing_id) != nullptr) removeSession(routing_id, SessionEnd::kGoodbye, "it said goodbye");
-}
-
-ClientSession* Agent::findSession(const std::string& routing_id) {
-  auto it = sessions_.find(routing_id);
-  return it == sessions_.end() ? nullptr : it->second.get();
+  if (sessions_.contains(routing_id)) removeSession(routing_id, SessionEnd::kGoodbye, "it said goodbye");
 }
 
 void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::string_view why) {
-  auto it = sessions_.find(routing_id);
-  if (it == sessions_.end()) return;
-  ClientSession* s = it->second.get();
+  ClientSession* s = sessions_.find(routing_id);
+  if (s == nullptr) return;
   spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
-  // Keeps the session alive until its will and notice are out (after it left
-  // the routing table: nothing is delivered to the departed).
-  std::unique_ptr<ClientSession> gone = std::move(it->second);
-  batches_.erase(s);
+  router_.forget(s);
   subscription_index_.removeOwner(s);
   if (!s->subscriptions.empty()) updateTreeInterest();
-  if (auto p = by_publisher_.find(s->publisher_key); p != by_publisher_.end() && p->second == s) {
-    by_publisher_.erase(p);
-    KnownPublisher& known = known_publishers_[s->publisher_key];
-    known.connected = false;
-    known.departed = std::chrono::steady_clock::now();
-  }
-  sessions_.erase(it);
+  // Kept alive until its will and notice are out (after it left the routing
+  // table: nothing is delivered to the departed).
+  std::unique_ptr<ClientSession> gone = sessions_.remove(routing_id);
   if (end == SessionEnd::kLost) {
     // Every client gone without a Goodbye: dead (pidfd) or silent (timeout).
     counters_.set_clients_expired(counters_.clients_expired() + 1);
@@ -443,29 +423,22 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   }
 }
 
-void Agent::expireSilentClients(std::chrono::steady_clock::time_point now) {
-  const auto timeout = std::chrono::milliseconds(config_.client_timeout_ms);
-  std::vector<std::string> silent;
-  for (const auto& [id, s] : sessions_) {
-    if (now - s->last_seen > timeout) silent.push_back(id);
-  }
-  for (const auto& id : silent) {
+void Agent::expireSilentClients() {
+  for (const auto& id : sessions_.silentFor(std::chrono::milliseconds(config_.client_timeout_ms))) {
     removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
   }
 }
 
-void Agent::forgetDepartedPublishers(std::chrono::steady_clock::time_point now) {
+void Agent::forgetDepartedPublishers() {
   // Long enough for any reconnect; short enough that a node running job after
   // job does not accumulate an entry per process forever.
-  const auto keep = std::chrono::milliseconds(config_.client_timeout_ms) * 10 + std::chrono::minutes(5);
-  std::erase_if(known_publishers_, [&](const auto& entry) {
-    return !entry.second.connected && now - entry.second.departed > keep;
-  });
+  sessions_.forgetDeparted(std::chrono::milliseconds(config_.client_timeout_ms) * 10 +
+                           std::chrono::minutes(5));
 }
 
 void Agent::reply(const std::string& routing_id, proto::Envelope& envelope) {
   std::string frame = wire::encode(envelope);
-  ClientSession* session = findSession(routing_id);
+  ClientSession* session = sessions_.find(routing_id);
   // A client's replies queue behind its deliveries, in order, and are never shed.
   if (session != nullptr && !session->outbound.empty()) {
     session->outbound.push(std::move(frame), 0);
@@ -496,7 +469,7 @@ bool Agent::trySend(const std::string& routing_id, const std::string& frame) {
     return true;
   } catch (const zmq::error_t& e) {
     if (e.num() == EHOSTUNREACH) {
-      if (sessions_.count(routing_id) != 0) doomed_.push_back(routing_id);
+      if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);
       return true;
     }
     log_.warn("send", "send failed: {}", e.what());
@@ -512,7 +485,7 @@ void Agent::flushOutbound() {
     // goes out on its own once the queue has drained.
     if (out.empty() && out.missedPending() > 0) {
       proto::Envelope notice;
-      attachMissed(out, notice.mutable_deliver());
+      Router::attachMissed(out, notice.mutable_deliver());
       if (trySend(id, wire::encode(notice))) out.clearMissedPending();
     }
   }

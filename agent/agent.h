@@ -1,7 +1,10 @@
 // The ftb-agent: one per node. Local clients reach it over IPC, remote ones over
-// TCP, both on one ZeroMQ ROUTER socket. It matches every published event
-// against every subscription and delivers it once per matching subscription,
-// in publish order per publisher, and answers the control API used by ftbctl.
+// TCP, both on one ZeroMQ ROUTER socket. It delivers every published event
+// once per matching subscription, in publish order per publisher, and answers
+// the control API used by ftbctl. Agent is the loop that owns the socket and
+// wires the parts of //agent:core: SessionTable (who is connected), Router
+// (matching and delivery batching, sending through this loop as its
+// FrameSink), ControlService (ftbctl's queries), all on one Clock.
 //
 // Threading: create() on any thread; run() is the event loop and owns all state;
 // requestStop() may be called from any thread or a signal handler.
@@ -24,11 +27,15 @@
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
 #include "agent/client_session.h"
+#include "agent/clock.h"
 #include "agent/curve_authenticator.h"
 #include "agent/config.h"
+#include "agent/control_service.h"
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
+#include "agent/router.h"
+#include "agent/session_table.h"
 #include "agent/subscription_index.h"
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
@@ -45,7 +52,7 @@ inline constexpr std::chrono::milliseconds kAckDelay{2};
 // and tree links (below the unit's TimeoutStopSec).
 inline constexpr std::chrono::milliseconds kShutdownDrain{5000};
 
-class Agent : private tree::TreeHost {
+class Agent : private tree::TreeHost, private FrameSink {
  public:
   // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come
   // back as a Status whose message says what to fix.
@@ -85,12 +92,11 @@ class Agent : private tree::TreeHost {
   void dispatch(const std::string& routing_id, proto::Envelope& envelope, const Sender& sender);
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
-  ClientSession* findSession(const std::string& routing_id);
   // How a session ended: only kLost publishes the client's last will and
   // FTB_CLIENT_LOST (agent_departures.cc).
   enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
   void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
-  void expireSilentClients(std::chrono::steady_clock::time_point now);
+  void expireSilentClients();
   // agent_departures.cc: clients that vanish without a Goodbye.
   // Adds the pidfds of watched client processes to the loop's poll set.
   void addProcessWatches(std::vector<zmq::pollitem_t>& items,
@@ -103,39 +109,32 @@ class Agent : private tree::TreeHost {
   // Whether the will went out (a client has one; it goes out at most once).
   bool publishLastWill(ClientSession& session);
   void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
-  void forgetDepartedPublishers(std::chrono::steady_clock::time_point now);
+  void forgetDepartedPublishers();
   void reply(const std::string& routing_id, proto::Envelope& envelope);
   void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
                   uint64_t request_id, uint64_t event_seq = 0);
   // Sends without blocking; false when the peer's pipe is full (EAGAIN).
   // An unreachable peer is scheduled for removal and counts as sent.
-  bool trySend(const std::string& routing_id, const std::string& frame);
+  bool trySend(const std::string& routing_id, const std::string& frame) override;
   void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
   // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
   Status startCurve();
+  void addAuthStatus(proto::StatusReply& reply) const;  // the ZAP handler's refusals
   Status secureTcpEndpoint();
   // agent_policy.cc: the namespace policy.
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
-  // `events` (oldest first) that `who` may see (Admission::maySee), at most the newest `keep`.
-  std::vector<RoutedEventPtr> visibleTo(const Principal& who, std::vector<RoutedEventPtr> events,
-                                        std::size_t keep);
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
   void onPublish(ClientSession& session, const proto::Publish& publish);
   Status acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event);
-  void route(const RoutedEventPtr& event);
-  void enqueueDelivery(ClientSession& session, const RoutedEventPtr& event,
-                       const std::vector<uint32_t>& subscription_ids);
+  // Routes an event that is in the history already (router.h).
+  void route(const RoutedEventPtr& event) { router_.route(event); }
   void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
   void onUnsubscribe(ClientSession& session, const proto::Envelope& envelope);
   void sendAcks();
-  void flushBatches();
-  struct Batch;
-  void sendBatch(ClientSession& session, Batch& batch);
-  static void attachMissed(const OutboundQueue& out, proto::Deliver* deliver);
 
   // agent_tree.cc: this agent's place in the tree of agents.
   Status startTree();
@@ -152,13 +151,6 @@ class Agent : private tree::TreeHost {
   void publishTopologyChanges();
   void fillTreeInfo(proto::TreeInfo* info);
 
-  // agent_control.cc: the control API.
-  void onStatus(const std::string& routing_id, const proto::Envelope& envelope);
-  void onClients(const std::string& routing_id, const proto::Envelope& envelope);
-  void onHistoryQuery(const std::string& routing_id, const proto::Envelope& envelope,
-                      const Sender& sender);
-  void onTreeQuery(const std::string& routing_id, const proto::Envelope& envelope);
-
   AgentConfig config_;
   zmq::context_t context_;
   zmq::socket_t socket_;
@@ -173,35 +165,19 @@ class Agent : private tree::TreeHost {
   Admission admission_{policy_, ""};  // the agents' Curve key is set by startCurve()
   std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
   std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_
+  const Clock& clock_ = Clock::real();
   std::chrono::steady_clock::time_point started_;
-  uint64_t next_session_ = 1;
 
-  std::unordered_map<std::string, std::unique_ptr<ClientSession>> sessions_;  // by routing id
-  std::unordered_map<std::string, ClientSession*> by_publisher_;  // publisher key -> session
+  // Connected clients, and accepted sequences and owners per publisher key.
+  SessionTable sessions_{clock_};
   // Every session's subscriptions, owner = ClientSession*: kept in step with
   // ClientSession::subscriptions by onSubscribe, onUnsubscribe and removeSession.
   SubscriptionIndex subscription_index_;
-  // Highest sequence accepted per publisher key, kept for a while after the
-  // client leaves so a reconnecting client's re-sent events are not routed twice.
-  struct KnownPublisher {
-    uint64_t accepted_seq = 0;
-    bool connected = false;
-    std::chrono::steady_clock::time_point departed;
-    OriginOwner owner;  // who said Hello with this key first: only it may resume it
-  };
-  std::unordered_map<std::string, KnownPublisher> known_publishers_;
   std::vector<std::string> doomed_;  // routing ids whose socket is gone (this turn's sends)
   std::vector<std::string> departed_;  // doomed in an earlier turn: settleDeparted()
   std::vector<zmq::pollitem_t> poll_items_;  // the socket, then the watched pidfds
   std::vector<ClientSession*> watched_;      // the session of each pidfd item
 
-  struct Batch {
-    proto::Envelope envelope;
-    uint32_t events = 0;
-    // Per delivery: its metric series and publish time (counted once the batch is sent or lost).
-    std::vector<std::pair<EventSeries*, std::chrono::system_clock::time_point>> metered;
-  };
-  std::unordered_map<ClientSession*, Batch> batches_;  // deliveries built this turn
 
   EventHistory history_;
 
@@ -217,6 +193,14 @@ class Agent : private tree::TreeHost {
   AgentMetrics metrics_{config_.metrics_max_namespaces};
   std::unique_ptr<metrics::HttpServer> metrics_server_;  // null unless --metrics-listen
   daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
+  // Matching and delivery batching (router.h): uses the state above; declared after it.
+  Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
+                  static_cast<FrameSink&>(*this), clock_}};
+  // The control API (ftbctl): reads the state above; declared after it.
+  ControlService control_{
+      {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},
+      {.add_auth = [this](proto::StatusReply& r) { addAuthStatus(r); },
+       .fill_tree = [this](proto::TreeInfo* info) { fillTreeInfo(info); }}};
 };
 
 }  // namespace ftb::agent

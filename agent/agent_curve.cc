@@ -26,6 +26,12 @@ Status Agent::startCurve() {
   return {};
 }
 
+void Agent::addAuthStatus(proto::StatusReply& reply) const {
+  if (!curve_auth_) return;
+  reply.mutable_counters()->set_auth_refused(curve_auth_->refused());
+  reply.set_last_auth_refusal(curve_auth_->lastRefusal());
+}
+
 Status Agent::secureTcpEndpoint() {
   if (!curve_keys_) return {};
   try {

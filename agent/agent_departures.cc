@@ -57,7 +57,7 @@ void Agent::settleDeparted() {
   std::vector<std::string> departed;
   departed.swap(departed_);
   for (const auto& id : departed) {
-    ClientSession* s = findSession(id);
+    ClientSession* s = sessions_.find(id);
     if (s == nullptr) continue;  // said Goodbye, or Hello again, meanwhile
     if (s->process && (s->process_exited || s->process->exited())) {
       removeSession(id, SessionEnd::kLost, "its process exited");
@@ -78,24 +78,20 @@ bool Agent::publishLastWill(ClientSession& session) {
     return false;
   }
   const std::string key = fromProto(session.last_will->id()).publisherKey();
-  KnownPublisher& known = known_publishers_[key];
-  if (known.accepted_seq >= 1) return false;  // published already (the client came back and went again)
-  known.accepted_seq = 1;
-  known.connected = false;
-  known.departed = std::chrono::steady_clock::now();
+  // Published already (the client came back and went again)?
+  if (!sessions_.claimWillSequence(key)) return false;
 
   auto routed = std::make_shared<RoutedEvent>();
-  routed->event = stampLastWill(std::move(*session.last_will), std::chrono::system_clock::now(),
+  routed->event = stampLastWill(std::move(*session.last_will), clock_.systemNow(),
                                 config_.name, session.peer);
   session.last_will.reset();
   routed->bytes = std::make_shared<const std::string>(routed->event.SerializeAsString());
-  routed->arrived = std::chrono::steady_clock::now();
+  routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
-  history_.add(routed);
-  route(routed);
+  router_.publish(routed);
   sendToTree(routed, key);
   return true;
 }

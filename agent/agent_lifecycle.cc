@@ -63,7 +63,7 @@ int Agent::applyReloadedConfig() {
   for (auto& [id, session] : sessions_) session->outbound.setCapacity(config_.client_queue_events);
   history_.setLimits(config_.history_events, config_.history_bytes,
                      std::chrono::seconds(config_.history_max_age_s));
-  history_.prune(std::chrono::steady_clock::now());
+  history_.prune(clock_.steadyNow());
   if (seeds_changed && tree_) tree_->setSeeds(config_.tree_seeds);
   // The policy was checked above; it applies to connected clients at once.
   policy_ = std::move(policy).value();
@@ -82,7 +82,7 @@ int Agent::applyReloadedConfig() {
 }
 
 void Agent::drainOnShutdown() {
-  const auto deadline = std::chrono::steady_clock::now() + kShutdownDrain;
+  const auto deadline = clock_.steadyNow() + kShutdownDrain;
   auto pending = [&] {
     for (auto& [id, s] : sessions_) {
       if (!s->outbound.empty()) return true;
@@ -91,14 +91,14 @@ void Agent::drainOnShutdown() {
   };
   // Hand what is queued for local subscribers and tree links to ZeroMQ as
   // their pipes make room, until nothing is left or the deadline passes.
-  while (pending() && std::chrono::steady_clock::now() < deadline) {
+  while (pending() && clock_.steadyNow() < deadline) {
     flushOutbound();
-    if (tree_transport_) tree_transport_->flush(std::chrono::steady_clock::now());
+    if (tree_transport_) tree_transport_->flush(clock_.steadyNow());
     // No wills while the agent stops: its clients lose the agent, not the reverse.
     for (const auto& id : doomed_) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
     doomed_.clear();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the subscribers read meanwhile
-    notifier_.feedWatchdog(std::chrono::steady_clock::now());
+    notifier_.feedWatchdog(clock_.steadyNow());
   }
   std::size_t left = 0;
   for (auto& [id, s] : sessions_) left += s->outbound.queuedEvents();
@@ -109,7 +109,7 @@ void Agent::drainOnShutdown() {
   // ZeroMQ still holds what was handed over: let it write that to the sockets
   // for the rest of the deadline when the socket closes.
   const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
+      deadline - clock_.steadyNow());
   socket_.set(zmq::sockopt::linger, static_cast<int>(std::max<int64_t>(rest.count(), 0)));
 }
 

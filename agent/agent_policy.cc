@@ -17,32 +17,7 @@ void Agent::applyPolicy(ClientSession& session) {
 }
 
 bool Agent::mayReceive(ClientSession& session, const std::string& event_space) {
-  if (admission_.everyoneSeesEverything()) return true;
-  auto [it, fresh] = session.may_receive.try_emplace(event_space, false);
-  if (fresh) {
-    it->second = admission_.maySee(session.principal, event_space);
-    if (!it->second) {
-      log_.warn("policy-subscribe", "client '{}' ({}) may not receive events of {}: withheld by the "
-                "namespace policy", session.client_name,
-                session.peer ? "uid " + std::to_string(session.peer->uid) : std::string("remote"),
-                event_space);
-    }
-  }
-  return it->second;
-}
-
-std::vector<RoutedEventPtr> Agent::visibleTo(const Principal& who, std::vector<RoutedEventPtr> events,
-                                             std::size_t keep) {
-  if (!admission_.everyoneSeesEverything()) {
-    std::unordered_map<std::string, bool> seen;  // namespace -> maySee, asked once per query
-    std::erase_if(events, [&](const RoutedEventPtr& e) {
-      auto [it, fresh] = seen.try_emplace(e->event.event_space(), false);
-      if (fresh) it->second = admission_.maySee(who, e->event.event_space());
-      return !it->second;
-    });
-  }
-  if (events.size() > keep) events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(keep));
-  return events;
+  return router_.mayReceive(session, event_space);
 }
 
 }  // namespace ftb::agent

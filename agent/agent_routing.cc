@@ -1,5 +1,5 @@
-// The agent's data path: accepting published events, matching them against
-// subscriptions, batching deliveries and acknowledging publishers.
+// The agent's data path: accepting published events (then Router: history,
+// matching, delivery batching), subscribing, and acknowledging publishers.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -12,16 +12,7 @@
 namespace ftb::agent {
 namespace {
 
-constexpr uint32_t kMaxDeliveriesPerFrame = 256;
 constexpr uint32_t kAckEvents = 1024;
-constexpr uint32_t kResponseInbox = 0;  // reserved subscription id: responses to my requests
-
-std::string publisherKeyOf(const proto::EventId& id) { return fromProto(id).publisherKey(); }
-
-std::chrono::system_clock::time_point publishTime(const proto::Event& event) {
-  return std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-      std::chrono::seconds(event.time_sec()) + std::chrono::nanoseconds(event.time_nsec())));
-}
 
 // Whether `id` names `session`'s client (compared field by field: per event).
 bool fromPublisher(const ClientSession& session, const proto::EventId& id) {
@@ -70,11 +61,7 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
     if (seq != 0 && seq <= session.last_seq) continue;  // re-sent after a reconnect: routed already
     Status accepted = acceptEvent(session, bytes, event);
     if (seq > session.last_seq) {
-      session.last_seq = seq;
-      known_publishers_[session.publisher_key].accepted_seq = seq;
-      if (!session.ack_due) session.ack_due_since = std::chrono::steady_clock::now();
-      session.ack_due = true;
-      ++session.unacked_events;
+      sessions_.recordAccepted(session, seq);  // and a PublishAck is due
     }
     if (!accepted.ok()) {
       counters_.set_events_rejected(counters_.events_rejected() + 1);
@@ -154,106 +141,19 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
   routed->bytes = std::make_shared<const std::string>(std::move(merged));
   event.mutable_sender()->CopyFrom(*sender);
   routed->event = std::move(event);
-  routed->arrived = std::chrono::steady_clock::now();
+  routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   ++session.events_published;
-  history_.add(routed);
-  route(routed);
+  router_.publish(routed);
   sendToTree(routed, session.publisher_key);
   return {};
-}
-
-void Agent::route(const RoutedEventPtr& routed) {
-  const proto::Event& event = routed->event;
-  ClientSession* inbox_owner = nullptr;
-  if (event.type() == proto::RESPONSE) {
-    auto it = by_publisher_.find(publisherKeyOf(event.response_to()));
-    if (it != by_publisher_.end()) inbox_owner = it->second;
-  }
-  // The index yields each session's matching ids contiguous and ascending:
-  // the same list, in the same order, as scanning session->subscriptions.
-  const std::vector<SubscriptionIndex::Match> matches = subscription_index_.matching(event);
-  std::vector<uint32_t> ids;
-  for (std::size_t i = 0; i < matches.size();) {
-    auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
-    ids.clear();
-    for (; i < matches.size() && matches[i].owner == session; ++i) ids.push_back(matches[i].id);
-    if (!mayReceive(*session, event.event_space())) {
-      metrics_.events(event.event_space(), event.severity()).withheld->Increment();
-      continue;
-    }
-    if (session == inbox_owner) ids.push_back(kResponseInbox);
-    enqueueDelivery(*session, routed, ids);
-  }
-  // The requester of a response gets it even when no subscription of its own matches.
-  if (inbox_owner != nullptr &&
-      !std::any_of(matches.begin(), matches.end(),
-                   [&](const SubscriptionIndex::Match& m) { return m.owner == inbox_owner; })) {
-    enqueueDelivery(*inbox_owner, routed, {kResponseInbox});
-  }
-}
-
-void Agent::enqueueDelivery(ClientSession& session, const RoutedEventPtr& routed,
-                            const std::vector<uint32_t>& subscription_ids) {
-  Batch& batch = batches_[&session];
-  batch.metered.emplace_back(&metrics_.events(routed->event.event_space(), routed->event.severity()),
-                             publishTime(routed->event));
-  auto* delivery = batch.envelope.mutable_deliver()->add_deliveries();
-  delivery->set_event(*routed->bytes);
-  for (uint32_t id : subscription_ids) delivery->add_subscription_ids(id);
-  if (++batch.events >= kMaxDeliveriesPerFrame) {
-    Batch full = std::move(batch);
-    batch = Batch{};
-    sendBatch(session, full);
-  }
-}
-
-void Agent::flushBatches() {
-  for (auto& [session, batch] : batches_) {
-    if (batch.events > 0) sendBatch(*session, batch);
-  }
-  batches_.clear();
-}
-
-void Agent::sendBatch(ClientSession& session, Batch& batch) {
-  OutboundQueue& out = session.outbound;
-  attachMissed(out, batch.envelope.mutable_deliver());
-  std::string frame = wire::encode(batch.envelope);
-  const bool sent = out.empty() && trySend(session.routing_id, frame);
-  if (!sent && !out.push(std::move(frame), batch.events)) {
-    out.addMissed(batch.events);
-    for (const auto& delivery : batch.envelope.deliver().deliveries()) {
-      for (uint32_t id : delivery.subscription_ids()) out.addMissedFor(id, 1);
-    }
-    counters_.set_events_dropped(counters_.events_dropped() + batch.events);
-    for (const auto& [series, published] : batch.metered) series->dropped->Increment();
-    return;
-  }
-  out.clearMissedPending();  // the counts travel in this frame
-  const auto now = std::chrono::system_clock::now();
-  for (const auto& [series, published] : batch.metered) {
-    series->delivered->Increment();
-    metrics_.observeDelivery(published, now);
-  }
-  session.events_delivered += batch.events;
-  counters_.set_events_out(counters_.events_out() + batch.events);
-}
-
-void Agent::attachMissed(const OutboundQueue& out, proto::Deliver* deliver) {
-  deliver->set_missed_before(out.missedPending());
-  deliver->clear_missed();
-  for (const auto& [id, count] : out.missedBySubscription()) {
-    auto* m = deliver->add_missed();
-    m->set_subscription_id(id);
-    m->set_count(count);
-  }
 }
 
 void Agent::sendAcks() {
   // Acks are batched: every kAckEvents events or kAckDelay after the first
   // unacknowledged one, so they cost publishers few wake-ups.
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_.steadyNow();
   for (auto& [routing_id, session] : sessions_) {
     if (!session->ack_due) continue;
     if (session->unacked_events < kAckEvents && now - session->ack_due_since < kAckDelay) continue;
@@ -291,11 +191,11 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   if (request.has_history()) {
     // What the client may not see is left out before counting (history_events).
     if (request.history().has_since()) {
-      replay = visibleTo(session.principal, history_.since(request.history().since(), *filter, &complete),
+      replay = visibleTo(admission_, session.principal, history_.since(request.history().since(), *filter, &complete),
                          history_.size());
     } else {
       const std::size_t n = request.history().last_n();
-      replay = visibleTo(session.principal,
+      replay = visibleTo(admission_, session.principal,
                          history_.lastN(admission_.everyoneSeesEverything() ? n : history_.size(), *filter), n);
     }
   }
@@ -312,7 +212,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   if (auto newest = history_.newestId()) *r->mutable_history_mark() = *newest;
   reply(session.routing_id, answer);
   const std::vector<uint32_t> ids{request.subscription_id()};
-  for (const auto& e : replay) enqueueDelivery(session, e, ids);
+  for (const auto& e : replay) router_.enqueue(session, e, ids);
 }
 
 void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelope) {

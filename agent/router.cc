@@ -1,0 +1,124 @@
+#include "agent/router.h"
+
+#include <algorithm>
+
+#include "client/codec.h"
+#include "client/event.h"
+#include "client/event_codec.h"
+
+namespace ftb::agent {
+namespace {
+
+std::chrono::system_clock::time_point publishTime(const proto::Event& event) {
+  return std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+      std::chrono::seconds(event.time_sec()) + std::chrono::nanoseconds(event.time_nsec())));
+}
+
+}  // namespace
+
+void Router::publish(const RoutedEventPtr& routed) {
+  p_.history.add(routed);
+  route(routed);
+}
+
+void Router::route(const RoutedEventPtr& routed) {
+  const proto::Event& event = routed->event;
+  ClientSession* inbox_owner = nullptr;
+  if (event.type() == proto::RESPONSE) {
+    inbox_owner = p_.sessions.byPublisher(fromProto(event.response_to()).publisherKey());
+  }
+  // The index yields each session's matching ids contiguous and ascending:
+  // the same list, in the same order, as scanning session->subscriptions.
+  const std::vector<SubscriptionIndex::Match> matches = p_.index.matching(event);
+  std::vector<uint32_t> ids;
+  for (std::size_t i = 0; i < matches.size();) {
+    auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
+    ids.clear();
+    for (; i < matches.size() && matches[i].owner == session; ++i) ids.push_back(matches[i].id);
+    if (!mayReceive(*session, event.event_space())) {
+      p_.metrics.events(event.event_space(), event.severity()).withheld->Increment();
+      continue;
+    }
+    if (session == inbox_owner) ids.push_back(kResponseInbox);
+    enqueue(*session, routed, ids);
+  }
+  // The requester of a response gets it even when no subscription of its own matches.
+  if (inbox_owner != nullptr &&
+      !std::any_of(matches.begin(), matches.end(),
+                   [&](const SubscriptionIndex::Match& m) { return m.owner == inbox_owner; })) {
+    enqueue(*inbox_owner, routed, {kResponseInbox});
+  }
+}
+
+void Router::enqueue(ClientSession& session, const RoutedEventPtr& routed,
+                     const std::vector<uint32_t>& subscription_ids) {
+  Batch& batch = batches_[&session];
+  batch.metered.emplace_back(&p_.metrics.events(routed->event.event_space(), routed->event.severity()),
+                             publishTime(routed->event));
+  auto* delivery = batch.envelope.mutable_deliver()->add_deliveries();
+  delivery->set_event(*routed->bytes);
+  for (uint32_t id : subscription_ids) delivery->add_subscription_ids(id);
+  if (++batch.events >= kMaxDeliveriesPerFrame) {
+    Batch full = std::move(batch);
+    batch = Batch{};
+    send(session, full);
+  }
+}
+
+void Router::flush() {
+  for (auto& [session, batch] : batches_) {
+    if (batch.events > 0) send(*const_cast<ClientSession*>(session), batch);
+  }
+  batches_.clear();
+}
+
+void Router::send(ClientSession& session, Batch& batch) {
+  OutboundQueue& out = session.outbound;
+  attachMissed(out, batch.envelope.mutable_deliver());
+  std::string frame = wire::encode(batch.envelope);
+  const bool sent = out.empty() && p_.sink.trySend(session.routing_id, frame);
+  if (!sent && !out.push(std::move(frame), batch.events)) {
+    out.addMissed(batch.events);
+    for (const auto& delivery : batch.envelope.deliver().deliveries()) {
+      for (uint32_t id : delivery.subscription_ids()) out.addMissedFor(id, 1);
+    }
+    p_.counters.set_events_dropped(p_.counters.events_dropped() + batch.events);
+    for (const auto& [series, published] : batch.metered) series->dropped->Increment();
+    return;
+  }
+  out.clearMissedPending();  // the counts travel in this frame
+  const auto now = p_.clock.systemNow();
+  for (const auto& [series, published] : batch.metered) {
+    series->delivered->Increment();
+    p_.metrics.observeDelivery(published, now);
+  }
+  session.events_delivered += batch.events;
+  p_.counters.set_events_out(p_.counters.events_out() + batch.events);
+}
+
+void Router::attachMissed(const OutboundQueue& out, proto::Deliver* deliver) {
+  deliver->set_missed_before(out.missedPending());
+  deliver->clear_missed();
+  for (const auto& [id, count] : out.missedBySubscription()) {
+    auto* m = deliver->add_missed();
+    m->set_subscription_id(id);
+    m->set_count(count);
+  }
+}
+
+bool Router::mayReceive(ClientSession& session, const std::string& event_space) {
+  if (p_.admission.everyoneSeesEverything()) return true;
+  auto [it, fresh] = session.may_receive.try_emplace(event_space, false);
+  if (fresh) {
+    it->second = p_.admission.maySee(session.principal, event_space);
+    if (!it->second) {
+      p_.log.warn("policy-subscribe", "client '{}' ({}) may not receive events of {}: withheld by the "
+                  "namespace policy", session.client_name,
+                  session.peer ? "uid " + std::to_string(session.peer->uid) : std::string("remote"),
+                  event_space);
+    }
+  }
+  return it->second;
+}
+
+}  // namespace ftb::agent
