@@ -185,6 +185,10 @@ class Agent : private tree::TreeHost, private FrameSink {
   std::unique_ptr<ZmqTreeTransport> tree_transport_;
   std::unique_ptr<tree::TreeNode> tree_;
   bool tree_interest_dirty_ = false;
+  // The previous driveTree turn (wall and this thread's CPU clock): a long gap
+  // is logged with the CPU the loop used in it (busy) or not (starved).
+  std::chrono::steady_clock::time_point tree_turn_at_{};
+  std::chrono::nanoseconds tree_turn_cpu_{0};
   std::vector<tree::TopologyChange> topology_changes_;  // published after the tree call returns
   uint64_t incarnation_ = 0;     // start time, ns since the epoch: names this run to peers
   uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events

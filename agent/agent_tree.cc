@@ -2,7 +2,10 @@
 // ZeroMQ, hands it locally published events and local subscription interest,
 // delivers what other agents route here, and publishes its own topology
 // changes as FTB.AGENT events.
+#include <time.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <spdlog/spdlog.h>
 
@@ -32,6 +35,12 @@ std::string advertisedAddress(const std::string& bound, const std::string& host)
 
 std::string nodeText(const tree::NodeRef& n) { return n.name + "@" + n.address; }
 
+std::chrono::nanoseconds threadCpu() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
 }  // namespace
 
 Status Agent::startTree() {
@@ -49,7 +58,9 @@ Status Agent::startTree() {
   tc.fan_out = config_.tree_fan_out;
   tc.heartbeat_interval = std::chrono::milliseconds(config_.tree_heartbeat_ms);
   tc.link_timeout = std::chrono::milliseconds(config_.tree_timeout_ms);
-  tc.probe_interval = std::max(tc.link_timeout / 2, tc.heartbeat_interval);
+  // Roots look for other trees no more often than with the former defaults (200/800 ms).
+  tc.probe_interval = std::max({tc.link_timeout / 2, tc.heartbeat_interval,
+                                tree::Nanos(std::chrono::milliseconds(400))});
   tc.seeds = config_.tree_seeds;
   tc.retention_events = config_.tree_retention_events;
   tc.retention_age = std::chrono::seconds(config_.tree_retention_s);
@@ -74,6 +85,20 @@ Status Agent::startTree() {
 
 void Agent::driveTree(std::chrono::steady_clock::time_point now, bool input_backlog) {
   if (!tree_) return;
+  // The tree's timers want a turn every quarter heartbeat. A turn that comes a
+  // whole heartbeat late says why: the loop was busy (CPU used) or starved
+  // (waiting for a core, or blocked). TreeNode::tick allows for it.
+  const auto cpu = threadCpu();
+  const auto gap = now - tree_turn_at_;
+  if (tree_turn_at_.time_since_epoch().count() > 0 &&
+      gap > std::chrono::milliseconds(config_.tree_heartbeat_ms)) {
+    log_.warn("tree-stall", "tree: the agent's loop came back after {} ms ({} ms of it on a CPU){}",
+              std::chrono::duration_cast<std::chrono::milliseconds>(gap).count(),
+              std::chrono::duration_cast<std::chrono::milliseconds>(cpu - tree_turn_cpu_).count(),
+              input_backlog ? ", input backlogged" : "");
+  }
+  tree_turn_at_ = now;
+  tree_turn_cpu_ = cpu;
   if (tree_interest_dirty_) {
     tree_interest_dirty_ = false;
     tree::Interest interest;

@@ -50,16 +50,20 @@ struct AgentConfig {
   std::vector<std::string> tree_seeds;
   std::string tree_advertise;  // address peers reach us at; "" = the TCP endpoint, host name for 0.0.0.0
   uint32_t tree_fan_out = 8;
-  uint32_t tree_heartbeat_ms = 200;
-  uint32_t tree_timeout_ms = 800;  // a silent link is declared dead after this
+  uint32_t tree_heartbeat_ms = 50;
+  // A silent link is declared dead after this in a quiet system (a silent
+  // death is found within ~165 ms). The allowance adapts to observed jitter, up
+  // to 20 times this (tree::TreeNode::tick), so that a starved but healthy
+  // peer is less often declared dead.
+  uint32_t tree_timeout_ms = 150;
   // A link is dead as soon as its connection closes (the peer's kernel sent
-  // FIN/RST: its process died). For silent deaths (power, cable), ZMTP PINGs on
-  // a data-free probe connection per link, answered by libzmq's I/O thread: a
-  // PING every tree_ping_ms, the link dead when nothing comes back within
-  // tree_ping_timeout_ms (found within their sum; 50 + 150 = 200 ms). Off (0)
-  // by default: on a CPU-oversubscribed node (ftb_tree_bench's load step on 2
-  // cores) an I/O thread can wait longer than 150 ms for a core and healthy
-  // links were declared dead; the heartbeat timeout above then finds silent deaths.
+  // FIN/RST: its process died). Optionally also ZMTP PINGs on a data-free probe
+  // connection per link, answered by libzmq's I/O thread: a PING every
+  // tree_ping_ms, the link dead when nothing comes back within
+  // tree_ping_timeout_ms. Off (0) by default: a fixed timeout does not adapt,
+  // and on a CPU-oversubscribed node (ftb_tree_bench's load step on 2 cores)
+  // healthy links were declared dead; the adaptive heartbeat timeout above
+  // finds silent deaths.
   uint32_t tree_ping_ms = 0;
   uint32_t tree_ping_timeout_ms = 150;
   uint32_t tree_retention_events = 100000;

@@ -97,12 +97,14 @@ const std::array kSettings = {
     Setting{"tree-heartbeat-ms", &C::tree_heartbeat_ms, "Heartbeat interval on tree links", "ms",
             R::kRestart, NumberRange{5, 60000}},
     Setting{"tree-timeout-ms", &C::tree_timeout_ms,
-            "Silence after which a tree link is declared dead and repaired", "ms", R::kRestart,
+            "Silence after which a tree link is declared dead and repaired, in a quiet system: the "
+            "allowance adapts to observed jitter (4 x the longest recent silence on any link, less 3 "
+            "heartbeats, fading by half in ~44 heartbeats), up to 20 times this", "ms", R::kRestart,
             NumberRange{20, 600000}},
     Setting{"tree-ping-ms", &C::tree_ping_ms,
             "ZMTP PING interval on each tree link's probe connection (libzmq's I/O thread answers); "
-            "0: none, a silent peer is found by tree-timeout-ms only. 50 with tree-ping-timeout-ms 150 "
-            "finds a silent death within 200 ms on nodes with CPU to spare",
+            "0: none, a silent peer is found by the adaptive tree-timeout-ms (within ~165 ms when "
+            "quiet). A fixed timeout: on oversubscribed cores it declares healthy links dead",
             "ms", R::kRestart, NumberRange{0, 60000}},
     Setting{"tree-ping-timeout-ms", &C::tree_ping_timeout_ms,
             "No traffic this long after a PING closes the probe connection and the link is declared "

@@ -24,8 +24,8 @@ class LocalTree {
   struct Options {
     int agents = 15;
     uint32_t fan_out = 8;
-    uint32_t heartbeat_ms = 200;  // the agent's defaults
-    uint32_t timeout_ms = 800;
+    uint32_t heartbeat_ms = 50;  // the agent's defaults
+    uint32_t timeout_ms = 150;
     std::string keep_logs_in;  // when set, agent i's log is copied to <dir>/agent<i>.log at the end
   };
 

@@ -86,8 +86,8 @@ struct TreeRepairOptions {
   std::string agent_binary;
   int agents = 15;
   uint32_t fan_out = 2;
-  uint32_t heartbeat_ms = 200;
-  uint32_t timeout_ms = 800;
+  uint32_t heartbeat_ms = 50;
+  uint32_t timeout_ms = 150;
   int kills = 3;  // one after another, each once the tree is whole again
   bool silent = false;  // SIGSTOP instead of SIGKILL: no FIN/RST, only silence tells
 };

@@ -75,7 +75,8 @@ uint32_t TreeNode::subtreeSize() const {
 std::vector<TreeNode::LinkView> TreeNode::links(Nanos now) const {
   std::vector<LinkView> out;
   for (const auto& [address, link] : links_) {
-    out.push_back({link.node, link.is_parent, link.rtt, now - link.last_heard, link.subtree_size});
+    out.push_back({link.node, link.is_parent, link.rtt, now - link.last_heard, link.subtree_size,
+                   silenceAllowed(link, false)});
   }
   return out;
 }
@@ -103,7 +104,7 @@ TreeNode::Link* TreeNode::linkFrom(const NodeRef& from, Nanos now) {
     dropLink(from.address, "it restarted", now);
     return nullptr;
   }
-  it->second.last_heard = now;
+  heard(it->second, now);
   return &it->second;
 }
 
@@ -483,6 +484,21 @@ void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
   path_ = std::move(path);
 }
 
+void TreeNode::heard(Link& link, Nanos now) {
+  link.recent_gap = std::max(link.recent_gap, now - link.last_heard);
+  recent_gap_ = std::max(recent_gap_, link.recent_gap);
+  link.last_heard = now;
+}
+
+Nanos TreeNode::silenceAllowed(const Link& link, bool input_backlog) const {
+  // Four times the gap, less three heartbeats: the jitter beyond the heartbeat
+  // interval counts four times, and gaps of up to 1.75 heartbeats change nothing.
+  const Nanos gap = std::max(link.recent_gap, recent_gap_);
+  Nanos allowed = std::max(config_.link_timeout, 4 * gap - 3 * config_.heartbeat_interval);
+  if (input_backlog) allowed *= kBacklogTimeoutFactor;
+  return std::min(allowed, maxLinkTimeout(config_));
+}
+
 void TreeNode::onPeerDisconnected(const std::string& address, Nanos now) {
   if (links_.count(address) == 0) return;
   dropLink(address, "its connection closed", now);
@@ -491,12 +507,24 @@ void TreeNode::onPeerDisconnected(const std::string& address, Nanos now) {
 // ---- timers ----
 
 void TreeNode::tick(Nanos now, bool input_backlog) {
-  const Nanos timeout = input_backlog ? config_.link_timeout * kBacklogTimeoutFactor : config_.link_timeout;
-  std::vector<std::string> silent;
-  for (const auto& [address, link] : links_) {
-    if (now - link.last_heard > timeout) silent.push_back(address);
+  // Our own thread was starved: what the peers sent may still wait unread, and
+  // the machine (or this agent) is loaded; judge after the next read.
+  const Nanos stall = last_tick_.count() > 0 ? now - last_tick_ : Nanos(0);
+  last_tick_ = now;
+  const bool stalled = stall > config_.heartbeat_interval;
+  std::vector<std::pair<std::string, std::string>> silent;  // address, why
+  for (auto& [address, link] : links_) {
+    if (stalled) link.recent_gap = std::max(link.recent_gap, stall);
+    recent_gap_ = std::max(recent_gap_, link.recent_gap);
+    const Nanos allowed = silenceAllowed(link, input_backlog);
+    if (!stalled && now - link.last_heard > allowed) {
+      silent.emplace_back(address, "no heartbeat within the link timeout (silent " +
+                                       std::to_string((now - link.last_heard).count() / 1000000) +
+                                       " ms, allowed " + std::to_string(allowed.count() / 1000000) +
+                                       " ms)");
+    }
   }
-  for (const auto& address : silent) dropLink(address, "no heartbeat within the link timeout", now);
+  for (const auto& [address, why] : silent) dropLink(address, why, now);
 
   if (state_ == State::kJoining) {
     if (pending_ && now >= pending_->deadline) {
@@ -509,6 +537,8 @@ void TreeNode::tick(Nanos now, bool input_backlog) {
   if (state_ == State::kRoot && now >= next_probe_at_) probeAnotherTree(now);
   if (state_ != State::kJoining && now >= next_neighbourhood_probe_at_) probeNeighbourhood(now);
   if (now >= next_heartbeat_at_) {
+    for (auto& [address, link] : links_) link.recent_gap -= link.recent_gap / kJitterFade;
+    recent_gap_ -= recent_gap_ / kJitterFade;  // jitter fades
     sendHeartbeats(now);
     requestFills(now);
     next_heartbeat_at_ = now + config_.heartbeat_interval;

@@ -83,6 +83,16 @@ class TreeNode {
   // silence is then judged against kBacklogTimeoutFactor link timeouts: an
   // overloaded agent does not tear down healthy links, a dead peer is still
   // found.
+  //
+  // The link timeout adapts to the jitter each link shows (see silenceAllowed):
+  // config.link_timeout is the floor, which holds in a quiet system, and the
+  // allowance grows to 4 x gap - 3 x heartbeat_interval, gap being the longest
+  // recent silence between two messages from that peer or any other (any message counts, not only heartbeats),
+  // decaying by 1/kJitterFade per heartbeat interval, up to maxLinkTimeout().
+  // A tick that comes more than a heartbeat interval after the previous one
+  // means this node's own thread was starved: it judges nothing on that turn,
+  // and the stall counts as jitter on every link (the peers share the starved
+  // machine, or their messages waited for us).
   void tick(Nanos now, bool input_backlog = false);
   // The transport saw its connection to `address` close: the peer's kernel
   // closed it (the process died) or the transport's own keepalive heard
@@ -90,6 +100,12 @@ class TreeNode {
   // waiting for the link timeout; other addresses are ignored.
   void onPeerDisconnected(const std::string& address, Nanos now);
   static constexpr int kBacklogTimeoutFactor = 4;
+  // The adaptive link timeout never exceeds this many link timeouts (backlog included).
+  static constexpr int kMaxTimeoutFactor = 20;
+  // Observed jitter loses 1/kJitterFade per heartbeat interval (about half in
+  // 44 heartbeats, ~2.2 s with the agent's defaults).
+  static constexpr int kJitterFade = 64;
+  static Nanos maxLinkTimeout(const TreeConfig& config) { return kMaxTimeoutFactor * config.link_timeout; }
   // Sends the event batches built since the last flush.
   void flush();
   // An event accepted from a local client; false when it is a duplicate.
@@ -108,6 +124,7 @@ class TreeNode {
     Nanos rtt{-1};  // -1: not measured yet
     Nanos silent_for{0};
     uint32_t subtree_size = 1;
+    Nanos timeout{0};  // the silence this link is allowed now (adaptive, no backlog)
   };
   struct Stats {
     uint64_t repairs = 0;
@@ -134,6 +151,9 @@ class TreeNode {
     NodeRef node;
     bool is_parent = false;
     Nanos last_heard{0};
+    // Longest recent silence between two messages from the peer (or a stall
+    // of our own), decaying: the jitter the link timeout adapts to.
+    Nanos recent_gap{0};
     Nanos rtt{-1};
     int64_t their_sent_at = 0;  // from their last heartbeat, echoed back
     Nanos their_received_at{0};
@@ -180,6 +200,8 @@ class TreeNode {
   void orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard, Nanos now);
   void dropLink(const std::string& address, const std::string& why, Nanos now);
   void sendHeartbeats(Nanos now);
+  void heard(Link& link, Nanos now);
+  Nanos silenceAllowed(const Link& link, bool input_backlog) const;
   void probeAnotherTree(Nanos now);
   void probeNeighbourhood(Nanos now);
   void remember(const NodeRef& peer);
@@ -254,6 +276,11 @@ class TreeNode {
   std::size_t next_known_peer_ = 0;
 
   Nanos next_heartbeat_at_{0};
+  Nanos last_tick_{0};
+  // The longest recent gap on any link or of our own loop (decaying): jitter
+  // seen anywhere makes every link patient, since one starved agent or machine
+  // rarely stalls alone and the first long gap on a link would otherwise kill it.
+  Nanos recent_gap_{0};
   Nanos next_prune_at_{0};
   Stats stats_;
 };

@@ -237,6 +237,39 @@ BOOST_AUTO_TEST_CASE(a_process_death_is_repaired_well_within_a_link_timeout) {
                                  << " (seed " << seed << ")");
 }
 
+BOOST_AUTO_TEST_CASE(with_the_agent_defaults_a_silent_death_is_repaired_within_200ms) {
+  // ftb-agent's defaults (--tree-heartbeat-ms 50, --tree-timeout-ms 150) in a
+  // quiet tree: the adaptive timeout stays at its floor and a silent death
+  // (no closed connection) is found and repaired within 200 ms.
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  auto config = simConfig({"n0"});
+  config.heartbeat_interval = 50ms;
+  config.link_timeout = 150ms;
+  World world(seed, config);
+  for (std::size_t i = 0; i < 30; ++i) world.addNode(i, Nanos(i * 1'000'000));
+  world.subscribe(29, "");
+  world.runUntil(3s);
+  expectClean(world.checkSingleTree(), seed, "before");
+  std::size_t victim = world.size();
+  for (std::size_t i : interiorNodes(world)) {
+    if (world.node(i).tree->parent()) victim = i;  // interior, not the root
+  }
+  BOOST_TEST_REQUIRE(victim < world.size(), "no interior agent below the root (seed " << seed << ")");
+  for (const auto& link : world.node(victim).tree->links(world.now())) {
+    BOOST_TEST(link.timeout == config.link_timeout, "a quiet link's timeout grew to "
+                                                        << link.timeout.count() << " ns (seed " << seed << ")");
+  }
+  const std::size_t orphans = world.node(victim).tree->children().size();
+  const std::size_t repairs = world.repairTimes().size();
+  world.kill(victim);
+  world.runUntil(world.now() + 200ms);
+  BOOST_TEST(world.repairTimes().size() - repairs == orphans,
+             "orphans repaired within 200 ms: " << world.repairTimes().size() - repairs << " of " << orphans
+                                                << " (seed " << seed << ")");
+  world.runUntil(world.now() + 2s);
+  expectClean(world.checkSingleTree(), seed, "after the silent death");
+}
+
 BOOST_AUTO_TEST_CASE(a_starved_agent_keeps_its_links_until_four_link_timeouts) {
   const uint64_t seed = seedFromEnvironment(std::random_device{}());
   const auto config = simConfig({"n0"});
@@ -268,10 +301,12 @@ BOOST_AUTO_TEST_CASE(a_starved_agent_keeps_its_links_until_four_link_timeouts) {
   BOOST_TEST(world.node(starved).tree->children().size() == children);
   expectClean(world.checkSingleTree(), seed, "after the backlog");
   expectClean(world.checkDelivery(), seed, "delivery");
-  // A backlog longer than the allowance: the starved agent gives up on its
-  // parent (as it would on a dead one) and the tree repairs.
-  world.stall(starved, world.now() + (tree::TreeNode::kBacklogTimeoutFactor + 2) * config.link_timeout);
-  world.runUntil(world.now() + (tree::TreeNode::kBacklogTimeoutFactor + 2) * config.link_timeout + 2s);
+  // A backlog longer than the allowance (which the first backlog's silence
+  // raised toward its ceiling): the starved agent gives up on its parent (as
+  // it would on a dead one) and the tree repairs.
+  const Nanos beyond = tree::TreeNode::maxLinkTimeout(config) + 2 * config.link_timeout;
+  world.stall(starved, world.now() + beyond);
+  world.runUntil(world.now() + beyond + 2s);
   BOOST_TEST(world.repairTimes().size() > repairs, "the starved agent never judged its parent silent");
   expectClean(world.checkSingleTree(), seed, "after the long backlog");
 }

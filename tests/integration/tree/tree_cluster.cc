@@ -20,9 +20,13 @@ TreeCluster::TreeCluster(Options options) : options_(options) {
   for (int i = 0; i < options.agents; ++i) {
     std::vector<std::string> flags = {
         "--name", "agent" + std::to_string(i),
-        "--tree-fan-out", std::to_string(options.fan_out),
-        "--tree-heartbeat-ms", std::to_string(options.heartbeat_ms),
-        "--tree-timeout-ms", std::to_string(options.timeout_ms)};
+        "--tree-fan-out", std::to_string(options.fan_out)};
+    if (options.heartbeat_ms > 0) {
+      flags.insert(flags.end(), {"--tree-heartbeat-ms", std::to_string(options.heartbeat_ms)});
+    }
+    if (options.timeout_ms > 0) {
+      flags.insert(flags.end(), {"--tree-timeout-ms", std::to_string(options.timeout_ms)});
+    }
     flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
     if (!seeds.empty()) {
       std::string list;

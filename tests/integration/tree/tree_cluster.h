@@ -23,8 +23,8 @@ class TreeCluster {
     int agents = 31;
     int seeds = 2;  // the first agents, listed as seeds by all
     uint32_t fan_out = 4;
-    uint32_t heartbeat_ms = 200;
-    uint32_t timeout_ms = 800;
+    uint32_t heartbeat_ms = 200;  // 0: the agent's default
+    uint32_t timeout_ms = 800;    // 0: the agent's default
     std::vector<std::string> extra_flags;  // for every agent
   };
   explicit TreeCluster(Options options);
