@@ -37,7 +37,6 @@ def ftb_proto_library(name, srcs, deps = [], visibility = None):
         outs = outs,
         cmd = "protoc --proto_path=. --cpp_out=$(GENDIR) " +
               " ".join(["$(location %s)" % s for s in srcs]),
-        visibility = visibility,
     )
     native.cc_library(
         name = name,

@@ -266,6 +266,7 @@ class RuntimeImpl : public Runtime {
     previous_encoded_id_ = -1;
     iteration_ = r->iteration;
     last_checkpoint_ = Clock::now();
+    ulfm_.publishStep(*bridge_, "restored", {{"ckpt_id", std::to_string(r->ckpt_id)}});
     ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}});
     return iteration_;
   }

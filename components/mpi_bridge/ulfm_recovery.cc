@@ -3,10 +3,14 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <ctime>
+
+#include <unistd.h>
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -43,10 +47,15 @@ void onMpiError(MPI_Comm* comm, int* code, ...) {
   MPIX_Comm_revoke(g_job_comm != MPI_COMM_NULL ? g_job_comm : *comm);
 }
 
-// "corr\nnode_map\nlost,lost": what the survivors tell the replacements.
+// "corr\nnode_map\nlost,lost\nNAME=value\n...": what the survivors tell the
+// replacements, with the runtime's environment (FTB_*, FTBCKPT_*): a spawned
+// process does not inherit what `mpirun -x` gave the job.
 std::string encodeInfo(const std::string& corr, const std::string& node_map, const std::vector<int>& lost) {
   std::string text = corr + "\n" + node_map + "\n";
   for (std::size_t i = 0; i < lost.size(); ++i) text += (i ? "," : "") + std::to_string(lost[i]);
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "FTB", 3) == 0 && !std::strchr(*e, '\n')) text += std::string("\n") + *e;
+  }
   return text;
 }
 
@@ -77,7 +86,7 @@ Status UlfmRecovery::joinIfReplacement(MPI_Comm& comm, Config& config) {
   std::string text;
   if ((rc = bcastText(text, merged)) != MPI_SUCCESS) return mpiStatus(rc, "replacement: receiving its rank");
   auto lines = split(text, '\n');
-  if (lines.size() != 3) return internalError("replacement: malformed repair information '" + text + "'");
+  if (lines.size() < 3) return internalError("replacement: malformed repair information '" + text + "'");
   auto lost = split(lines[2], ',');
   int index = 0;
   MPI_Comm_rank(comm, &index);  // the spawn's own MPI_COMM_WORLD: one rank per lost rank, in order
@@ -87,10 +96,15 @@ Status UlfmRecovery::joinIfReplacement(MPI_Comm& comm, Config& config) {
     return mpiStatus(rc, "replacement: MPI_Comm_split");
   }
   MPI_Comm_free(&merged);
-  config.corr_id = lines[0];
-  config.node_map = lines[1];
-  setenv("FTBCKPT_NODE_MAP", config.node_map.c_str(), 1);
-  setenv("FTB_CORR_ID", config.corr_id.c_str(), 1);
+  for (std::size_t i = 3; i < lines.size(); ++i) {
+    auto eq = lines[i].find('=');
+    if (eq != std::string::npos) setenv(lines[i].substr(0, eq).c_str(), lines[i].substr(eq + 1).c_str(), 1);
+  }
+  setenv("FTBCKPT_NODE_MAP", lines[1].c_str(), 1);
+  setenv("FTB_CORR_ID", lines[0].c_str(), 1);
+  auto job_config = configFromEnvironment();  // the job's, no longer this process's own
+  if (!job_config) return job_config.status();
+  config = std::move(*job_config);
   comm = joined;
   return {};
 }
@@ -197,7 +211,10 @@ void UlfmRecovery::publishStep(Bridge& bridge, const std::string& step, const Ta
   for (const auto& [k, v] : extra) tags[k] = v;
   bridge.publish("FTB_RUN_THROUGH", tags, "run-through recovery: " + step);
   if (std::getenv("FTBCKPT_RUN_THROUGH_TRACE")) {
-    std::fprintf(stderr, "ftbckpt: run-through %s rank %d step %s at %s ms\n", corr_.c_str(), rank_, step.c_str(), ms);
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    std::fprintf(stderr, "ftbckpt: run-through %s rank %d step %s at %s ms, time %ld.%06ld\n", corr_.c_str(), rank_,
+                 step.c_str(), ms, static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
   }
 }
 
