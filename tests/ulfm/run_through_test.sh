@@ -12,7 +12,7 @@
 # is killed when it passes (MPI_Finalize can hang after a recovery).
 # Prints "SKIPPED: <why>" and exits 0 where the root cannot be built.
 #
-# `--bench [ROUNDS]` (bazel run //tests/ulfm:run_through_bench): the same with
+# `--bench [ROUNDS]` (bazel run //tests/ulfm:run_through_bench [-- ROUNDS]): the same with
 # 8 ranks x 64 MiB, ROUNDS (3) runs with a kill, each one's phases printed.
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -22,6 +22,7 @@ src_root="$runfiles/ftb"
 cache=/var/cache/ftb-test
 if [[ "${1:-}" == --bench ]]; then
   rounds=${2:-3}
+  [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 --bench [ROUNDS]" >&2; exit 2; }
   ranks=8
   node_map=n0,n1,n2,n3,n4,n5,n6,n7
   # 2050 x 4098 doubles: 64 MiB per rank.
@@ -144,7 +145,7 @@ run_job() {
   done_file=""
   echo "$status"
 }
-result() { grep -m1 -o 'RESULT iterations=[0-9]* checksum=[0-9a-f]*' "$work/$1.log" || true; }
+result() { grep -a -m1 -o 'RESULT iterations=[0-9]* checksum=[0-9a-f]*' "$work/$1.log" || true; }
 
 t0=$SECONDS
 status=$(run_job clean "$deadline")
