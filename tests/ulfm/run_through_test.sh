@@ -50,8 +50,12 @@ command -v unshare >/dev/null || skip "unshare missing (util-linux)"
 
 work=$(mktemp -d /var/tmp/ftb-ulfm-XXXXXX)
 ns_pid=""
+agent_pid=""
+watch_pid=""
 cleanup() {
   set +e
+  [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null
+  [[ -n "$agent_pid" ]] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
   [[ -n "$ns_pid" ]] && kill -KILL "$ns_pid" 2>/dev/null && wait "$ns_pid" 2>/dev/null
   rm -rf "$work"
 }
@@ -131,8 +135,29 @@ fi
 mkdir -p "$root/src/out"
 cp "$built/stencil" "$root/src/out/stencil"
 
+# An ftb-agent on the host (loopback, a free port) for the ranks in the root,
+# and `ftbctl watch` recording what they publish.
+ftbctl=("$src_root/cli/ftbctl" --agent "ipc://$work/agent.sock")
+"$src_root/agent/ftb-agent" --ipc-endpoint="ipc://$work/agent.sock" --tcp-endpoint=tcp://127.0.0.1:0 \
+  >"$work/agent.log" 2>&1 &
+agent_pid=$!
+endpoint=""
+for _ in $(seq 1 100); do
+  endpoint=$(grep -o 'tcp://127\.0\.0\.1:[0-9]*' "$work/agent.log" | head -1) && [[ -n "$endpoint" ]] && break
+  kill -0 "$agent_pid" 2>/dev/null || { cat "$work/agent.log" >&2; fail "ftb-agent exited at start"; }
+  sleep 0.1
+done
+[[ -n "$endpoint" ]] || fail "ftb-agent did not say where it serves within 10 s"
+"${ftbctl[@]}" watch --client-name ulfm-watch --filter 'event_space=FTB.MPI.FTBCKPT' >"$work/events.log" 2>&1 &
+watch_pid=$!
+for _ in $(seq 1 100); do
+  "${ftbctl[@]}" clients 2>/dev/null | grep -q ulfm-watch && break
+  sleep 0.1
+done
+"${ftbctl[@]}" clients 2>/dev/null | grep -q ulfm-watch || fail "ftbctl watch did not subscribe within 10 s"
+
 # One stencil job under --with-ft ulfm; output in $work/$1.log.
-mpi_env=(-x FTBCKPT_AGENT=0 -x FTB_JOB_ID=ULFM -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=4
+mpi_env=(-x FTB_AGENT_ENDPOINT="$endpoint" -x FTB_JOB_ID=ULFM -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=4
   -x FTBCKPT_NODE_MAP=$node_map -x FTBCKPT_SPARE_NODES=s0 -x FTBCKPT_RUN_THROUGH_TRACE=1)
 run_job() {
   local name=$1 seconds=$2
@@ -174,5 +199,27 @@ for round in $(seq 1 "$rounds"); do
     # The computation is complete and checked; only the teardown is late.
     echo "note: mpirun ended with status $status after RESULT (MPI_Finalize after a recovery hangs or crashes in Open MPI 5.0.7 at times; see components/mpi_bridge/README.md)"
   fi
+  # The story as events, all with the recovery's correlation id: every step
+  # from rank 0, every rank's restore (the replacement rebuilt, survivors from L1).
+  corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/crash.log" | awk '{print $2}')
+  lost=${victim#rank }
+  lost=${lost%% *}
+  expected=()
+  for step in detected shrunk spawned restored computing; do expected+=("FTB_RUN_THROUGH .*corr=$corr .*step=$step"); done
+  for r in $(seq 0 $((ranks - 1))); do
+    if ((r == lost)); then
+      expected+=("FTB_RESTART_DONE .*corr=$corr level=L3 rank=$r rebuilt=xor")
+    else
+      expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 rank=$r rebuilt=none")
+    fi
+  done
+  for _ in $(seq 1 100); do
+    missing=""
+    for e in "${expected[@]}"; do grep -aq "$e" "$work/events.log" || missing=$e; done
+    [[ -z "$missing" ]] && break
+    sleep 0.1
+  done
+  [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 10 s"; }
+  echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost rebuilt from XOR)"
   echo "run-through $round/$rounds ($ranks ranks): $crashed in $((SECONDS - t0)) s, bit-exact, one mpirun"
 done
