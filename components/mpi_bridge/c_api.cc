@@ -86,4 +86,6 @@ int ftbckpt_finalize(void) {
 
 const char* ftbckpt_last_error(void) { return g_last_error.c_str(); }
 
+MPI_Comm ftbckpt_comm(void) { return g_runtime ? g_runtime->comm() : MPI_COMM_NULL; }
+
 }  // extern "C"

@@ -49,6 +49,12 @@ class CheckpointRestorer {
   // removes this rank's files of later checkpoints, which no longer belong to
   // the job's history.
   Result<RestartReport> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  // Forgets what an earlier plan() found, for a plan on a new communicator.
+  void reset() {
+    found_.clear();
+    any_file_ = false;
+    problems_.clear();
+  }
   // Problems the scan found in this rank's files (e.g. a failed checksum).
   const std::vector<std::string>& scanProblems() const { return problems_; }
 

@@ -67,6 +67,10 @@ class CheckpointWriter {
   // The slot file of a complete checkpoint, for the flusher (nullptr if none).
   const ShmSegment* slot(int64_t ckpt_id) const;
 
+  // Lets go of the slot files (after a restore that unlinked some): the next
+  // checkpoint of each slot creates its file again.
+  void forgetSlots() { slots_[0].reset(); slots_[1].reset(); }
+
   // Unlinks this rank's slot files (end of a job that needs no relaunch).
   void removeAll();
 

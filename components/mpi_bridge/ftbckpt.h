@@ -82,6 +82,11 @@ long ftbckpt_recover(void);
 /* Frees this rank's shared memory unless a relaunch is pending; returns the exit code to use. */
 int ftbckpt_finalize(void);
 const char* ftbckpt_last_error(void);
+/* The communicator the application computes on: the one given to ftbckpt_init,
+ * until a run-through recovery (an MPI with ULFM) replaces a lost rank and
+ * builds a new one. Take it after ftbckpt_init (in a replacement process it is
+ * not MPI_COMM_WORLD) and again after every ftbckpt_loop. */
+MPI_Comm ftbckpt_comm(void);
 
 #ifdef __cplusplus
 }

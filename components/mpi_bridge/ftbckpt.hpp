@@ -60,6 +60,10 @@ class Runtime {
 
   virtual Status protect(int id, void* ptr, std::size_t bytes) = 0;
 
+  // The job's communicator: the one given to create(), until a run-through
+  // recovery (ulfm_recovery.h) replaces it. Take it again after every loop().
+  virtual MPI_Comm comm() const = 0;
+
   // FMI-style: the iteration to execute next (restoring on the first call if
   // there is data), or kExit. Checkpoints when the interval, Young/Daly or a
   // request says so.

@@ -19,6 +19,7 @@
 #include "components/mpi_bridge/ftbckpt.hpp"
 #include "components/mpi_bridge/job.h"
 #include "components/mpi_bridge/schedule.h"
+#include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -84,6 +85,7 @@ class RuntimeImpl : public Runtime {
                    disconnected, job_.size, bridge_->connected() ? "connected" : bridge_->error().c_str());
     }
     if (!job_.config.schedule.empty() && job_.rank == 0) schedule_ = makeSchedule();
+    ulfm_.watch(job_.comm);
     plan_ = restorer_.plan();
     for (const auto& p : restorer_.scanProblems()) std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, p.c_str());
     last_checkpoint_ = Clock::now();
@@ -232,10 +234,12 @@ class RuntimeImpl : public Runtime {
       last_checkpoint_ = Clock::now();
       return iteration_;
     }
+    if (ulfm_.failed()) return runThrough();
     ++iteration_;
     for (auto& r : bridge_->take()) pending_.push_back(std::move(r));
     answerServed();
     Action a = decide();
+    if (ulfm_.failed()) return runThrough();
     switch (a.kind) {
       case Action::kPeriodic: {
         const std::optional<Level> level =
@@ -287,6 +291,34 @@ class RuntimeImpl : public Runtime {
         break;
     }
     answerServed();
+    return iteration_;
+  }
+
+  MPI_Comm comm() const override { return job_.comm; }
+
+  // ULFM run-through (ulfm_recovery.h): the survivors repair the communicator
+  // with the replacements, then every rank restores the newest checkpoint on
+  // it, collectively, exactly as a replacement's init and first loop() do.
+  Result<long> runThrough() {
+    (void)finishAsync();
+    auto repaired = ulfm_.repair(job_, job_.config, *bridge_);
+    if (!repaired) return repaired.status();
+    auto job = makeJob(*repaired, job_.config);
+    if (!job) return job.status();
+    job_ = std::move(*job);
+    writer_.forgetSlots();  // the restore unlinks the files of later checkpoints
+    int disconnected = 0;   // start()'s collective, as the replacement runs it
+    MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
+    restorer_.reset();
+    plan_ = restorer_.plan();
+    auto r = recover();
+    if (!r) return r.status();
+    if (plan_.level != Level::kL1) newest_encoded_id_ = r->ckpt_id;
+    previous_encoded_id_ = -1;
+    iteration_ = r->iteration;
+    last_checkpoint_ = Clock::now();
+    ulfm_.publishStep(*bridge_, "restored", {{"ckpt_id", std::to_string(r->ckpt_id)}});
+    ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}});
     return iteration_;
   }
 
@@ -501,6 +533,7 @@ class RuntimeImpl : public Runtime {
   std::unique_ptr<Flusher> flusher_;
   CheckpointRestorer restorer_;
   std::unique_ptr<Bridge> bridge_;
+  UlfmRecovery ulfm_;
   RestorePlan plan_;
   std::deque<Request> pending_;
   std::map<std::string, Answer> answers_;  // request event id -> answer
@@ -520,6 +553,8 @@ class RuntimeImpl : public Runtime {
 }  // namespace
 
 Result<std::unique_ptr<Runtime>> Runtime::create(MPI_Comm comm, Config config) {
+  // A replacement spawned by a run-through recovery joins the job's communicator here.
+  if (Status s = UlfmRecovery::joinIfReplacement(comm, config); !s.ok()) return s;
   auto job = makeJob(comm, std::move(config));
   if (!job) return job.status();
   auto rt = std::make_unique<RuntimeImpl>(std::move(*job));

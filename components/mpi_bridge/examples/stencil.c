@@ -97,9 +97,6 @@ int main(int argc, char** argv) {
    * background when FTBCKPT_ASYNC=1; this program itself calls MPI from one thread. */
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct options o;
   if (!parse(argc, argv, &o)) {
     MPI_Finalize();
@@ -112,6 +109,13 @@ int main(int argc, char** argv) {
   }
   int rc = ftbckpt_init(MPI_COMM_WORLD);
   if (rc) die("ftbckpt_init", rc);
+  /* The runtime's communicator, not MPI_COMM_WORLD: a replacement spawned by a
+   * run-through recovery (ULFM) joins the job through it, and it changes after
+   * every such recovery. */
+  MPI_Comm comm = ftbckpt_comm();
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   const int restarted = ftbckpt_restart_available();
   char buf[256];
   const int crash_here = o.crash_node && !strcmp(o.crash_node, node_name(rank, buf, sizeof buf));
@@ -142,13 +146,20 @@ int main(int argc, char** argv) {
       return rc;
     }
     if (it < 0) die("ftbckpt_loop", it);
+    comm = ftbckpt_comm();
     if (restarted && rank == 0 && first) fprintf(stderr, "stencil: resumed at iteration %d\n", it);
     first = 0;
     if (it >= o.iterations) break;
-    if (crash_here && it == o.crash_at) raise(SIGKILL);
-    MPI_Sendrecv(&cur[1 * w], w, MPI_DOUBLE, up, 0, &cur[(o.ny + 1) * w], w, MPI_DOUBLE, down, 0, MPI_COMM_WORLD,
+    if (crash_here && it == o.crash_at) {
+      struct timespec now;
+      clock_gettime(CLOCK_REALTIME, &now);
+      fprintf(stderr, "stencil: rank %d kills itself at iteration %d, time %ld.%06ld\n", rank, it, (long)now.tv_sec,
+              now.tv_nsec / 1000);
+      raise(SIGKILL);
+    }
+    MPI_Sendrecv(&cur[1 * w], w, MPI_DOUBLE, up, 0, &cur[(o.ny + 1) * w], w, MPI_DOUBLE, down, 0, comm,
                  MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&cur[o.ny * w], w, MPI_DOUBLE, down, 1, &cur[0], w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD,
+    MPI_Sendrecv(&cur[o.ny * w], w, MPI_DOUBLE, down, 1, &cur[0], w, MPI_DOUBLE, up, 1, comm,
                  MPI_STATUS_IGNORE);
     if (rank == 0) {
       for (int x = 0; x < w; ++x) cur[x] = 1.0;
@@ -171,7 +182,7 @@ int main(int argc, char** argv) {
   unsigned int crc = 0;
   for (int y = 1; y <= o.ny; ++y) crc = crc32_iscsi((unsigned char*)&cur[y * w + 1], o.nx * (int)sizeof(double), crc);
   unsigned int* all = rank == 0 ? malloc(sizeof(unsigned int) * size) : NULL;
-  MPI_Gather(&crc, 1, MPI_UNSIGNED, all, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+  MPI_Gather(&crc, 1, MPI_UNSIGNED, all, 1, MPI_UNSIGNED, 0, comm);
   if (rank == 0) {
     unsigned int total = crc32_iscsi((unsigned char*)all, size * (int)sizeof(unsigned int), 0);
     printf("RESULT iterations=%d checksum=%08x\n", o.iterations, total);

@@ -1,0 +1,235 @@
+#include "components/mpi_bridge/ulfm_recovery.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <ctime>
+
+#include <unistd.h>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#if defined(OMPI_HAVE_MPI_EXT_FTMPI) && OMPI_HAVE_MPI_EXT_FTMPI && defined(MPIX_ERR_PROC_FAILED)
+#define FTB_ULFM 1
+#else
+#define FTB_ULFM 0
+#endif
+
+namespace ftb::mpi_bridge {
+
+#if FTB_ULFM
+
+const bool kUlfmBuilt = true;
+
+namespace {
+
+std::atomic<bool> g_failed{false};
+std::atomic<int64_t> g_detected_ns{0};
+MPI_Comm g_job_comm = MPI_COMM_NULL;
+
+// MPI calls this inside the call that failed, on the MPI thread.
+void onMpiError(MPI_Comm* comm, int* code, ...) {
+  int cls = MPI_ERR_OTHER;
+  MPI_Error_class(*code, &cls);
+  if (cls != MPIX_ERR_PROC_FAILED && cls != MPIX_ERR_PROC_FAILED_PENDING && cls != MPIX_ERR_REVOKED) return;
+  if (!g_failed.exchange(true)) {
+    g_detected_ns = UlfmRecovery::Clock::now().time_since_epoch().count();
+  }
+  // Revoke the job's communicator itself (the error may come from a group
+  // communicator): every rank's next call on it returns, wherever it is.
+  MPIX_Comm_revoke(g_job_comm != MPI_COMM_NULL ? g_job_comm : *comm);
+}
+
+// "corr\nnode_map\nlost,lost\nNAME=value\n...": what the survivors tell the
+// replacements, with the runtime's environment (FTB_*, FTBCKPT_*): a spawned
+// process does not inherit what `mpirun -x` gave the job.
+std::string encodeInfo(const std::string& corr, const std::string& node_map, const std::vector<int>& lost) {
+  std::string text = corr + "\n" + node_map + "\n";
+  for (std::size_t i = 0; i < lost.size(); ++i) text += (i ? "," : "") + std::to_string(lost[i]);
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "FTB", 3) == 0 && !std::strchr(*e, '\n')) text += std::string("\n") + *e;
+  }
+  return text;
+}
+
+// Root 0 of `comm` sends `text`; everyone returns it.
+int bcastText(std::string& text, MPI_Comm comm) {
+  int n = static_cast<int>(text.size());
+  int rc = MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  text.resize(n);
+  return MPI_Bcast(text.data(), n, MPI_CHAR, 0, comm);
+}
+
+std::string joinComma(const std::vector<std::string>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+Status UlfmRecovery::joinIfReplacement(MPI_Comm& comm, Config& config) {
+  MPI_Comm parent = MPI_COMM_NULL;
+  MPI_Comm_get_parent(&parent);
+  if (parent == MPI_COMM_NULL) return {};
+  MPI_Comm merged = MPI_COMM_NULL, joined = MPI_COMM_NULL;
+  int rc = MPI_Intercomm_merge(parent, 1, &merged);
+  if (rc != MPI_SUCCESS) return mpiStatus(rc, "replacement: MPI_Intercomm_merge");
+  std::string text;
+  if ((rc = bcastText(text, merged)) != MPI_SUCCESS) return mpiStatus(rc, "replacement: receiving its rank");
+  auto lines = split(text, '\n');
+  if (lines.size() < 3) return internalError("replacement: malformed repair information '" + text + "'");
+  auto lost = split(lines[2], ',');
+  int index = 0;
+  MPI_Comm_rank(comm, &index);  // the spawn's own MPI_COMM_WORLD: one rank per lost rank, in order
+  if (index >= static_cast<int>(lost.size())) return internalError("replacement: more replacements than lost ranks");
+  const int old_rank = std::atoi(lost[index].c_str());
+  if ((rc = MPI_Comm_split(merged, 0, old_rank, &joined)) != MPI_SUCCESS) {
+    return mpiStatus(rc, "replacement: MPI_Comm_split");
+  }
+  MPI_Comm_free(&merged);
+  for (std::size_t i = 3; i < lines.size(); ++i) {
+    auto eq = lines[i].find('=');
+    if (eq != std::string::npos) setenv(lines[i].substr(0, eq).c_str(), lines[i].substr(eq + 1).c_str(), 1);
+  }
+  setenv("FTBCKPT_NODE_MAP", lines[1].c_str(), 1);
+  setenv("FTB_CORR_ID", lines[0].c_str(), 1);
+  auto job_config = configFromEnvironment();  // the job's, no longer this process's own
+  if (!job_config) return job_config.status();
+  config = std::move(*job_config);
+  comm = joined;
+  return {};
+}
+
+void UlfmRecovery::watch(MPI_Comm comm) {
+  if (std::getenv("FTBCKPT_RUN_THROUGH") && std::string(std::getenv("FTBCKPT_RUN_THROUGH")) == "0") return;
+  static MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  if (handler == MPI_ERRHANDLER_NULL) MPI_Comm_create_errhandler(onMpiError, &handler);
+  g_job_comm = comm;
+  MPI_Comm_set_errhandler(comm, handler);
+  MPI_Comm_rank(comm, &rank_);
+}
+
+bool UlfmRecovery::failed() const { return g_failed.load(); }
+
+Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& bridge) {
+  detected_ = Clock::time_point(Clock::duration(g_detected_ns.load()));
+  ++recoveries_;
+  MPIX_Comm_revoke(job.comm);
+  MPI_Comm shrunk = MPI_COMM_NULL;
+  int rc = MPIX_Comm_shrink(job.comm, &shrunk);
+  if (rc != MPI_SUCCESS) return mpiStatus(rc, "MPIX_Comm_shrink");
+  MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
+
+  // Which ranks are gone: those of the old communicator absent from the shrunk one.
+  MPI_Group old_group, new_group;
+  MPI_Comm_group(job.comm, &old_group);
+  MPI_Comm_group(shrunk, &new_group);
+  std::vector<int> old_ranks(job.size), in_new(job.size);
+  for (int r = 0; r < job.size; ++r) old_ranks[r] = r;
+  MPI_Group_translate_ranks(old_group, job.size, old_ranks.data(), new_group, in_new.data());
+  MPI_Group_free(&old_group);
+  MPI_Group_free(&new_group);
+  std::vector<int> lost;
+  for (int r = 0; r < job.size; ++r) {
+    if (in_new[r] == MPI_UNDEFINED) lost.push_back(r);
+  }
+  lost_.clear();
+  for (std::size_t i = 0; i < lost.size(); ++i) lost_ += (i ? "," : "") + std::to_string(lost[i]);
+  // Every survivor computes the same id without talking: job, recovery count, lost ranks.
+  corr_ = "rt-" + config.job_id + "-" + std::to_string(recoveries_) + "-r" + lost_;
+  for (char& c : corr_) {
+    if (c == ',') c = '.';
+  }
+  config.corr_id = corr_;
+  rank_ = job.rank;
+  publishStep(bridge, "detected");
+  publishStep(bridge, "shrunk");
+  if (lost.empty()) return internalError("a failure was reported but no rank is missing from the shrunk communicator");
+
+  // Where the replacements run: unused spares first, else where the lost rank was.
+  std::vector<std::string> nodes = job.node_of_rank;
+  std::set<std::string> used(nodes.begin(), nodes.end());
+  std::vector<std::string> spares;
+  if (const char* s = std::getenv("FTBCKPT_SPARE_NODES")) {
+    for (auto& n : split(s, ',')) {
+      if (!n.empty() && !used.count(n)) spares.push_back(n);
+    }
+  }
+  for (std::size_t i = 0; i < lost.size(); ++i) {
+    if (i < spares.size()) nodes[lost[i]] = spares[i];
+  }
+  config.node_map = joinComma(nodes);
+
+  // The same program with the same arguments.
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args = split(all, '\0');
+  while (!args.empty() && args.back().empty()) args.pop_back();
+  std::vector<char*> argv;
+  for (std::size_t i = 1; i < args.size(); ++i) argv.push_back(args[i].data());
+  argv.push_back(nullptr);
+  char exe[4096] = {};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return internalError("cannot read /proc/self/exe to spawn the replacement");
+
+  MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL, repaired = MPI_COMM_NULL;
+  std::vector<int> codes(lost.size());
+  rc = MPI_Comm_spawn(exe, argv.data(), static_cast<int>(lost.size()), MPI_INFO_NULL, 0, shrunk, &inter,
+                      codes.data());
+  if (rc != MPI_SUCCESS) return mpiStatus(rc, "MPI_Comm_spawn of the replacements");
+  if ((rc = MPI_Intercomm_merge(inter, 0, &merged)) != MPI_SUCCESS) return mpiStatus(rc, "MPI_Intercomm_merge");
+  std::string text = encodeInfo(corr_, config.node_map, lost);
+  if ((rc = bcastText(text, merged)) != MPI_SUCCESS) return mpiStatus(rc, "telling the replacements their ranks");
+  if ((rc = MPI_Comm_split(merged, 0, job.rank, &repaired)) != MPI_SUCCESS) return mpiStatus(rc, "MPI_Comm_split");
+  MPI_Comm_free(&merged);
+  MPI_Comm_free(&shrunk);
+  // `inter` stays: MPI_Comm_disconnect on it hangs (Open MPI 5.0.7), and freeing
+  // it alone buys nothing.
+  std::string where;
+  for (int r : lost) where += (where.empty() ? "" : ",") + nodes[r];
+  publishStep(bridge, "spawned", {{"nodes", where}});
+  g_failed = false;
+  watch(repaired);
+  return repaired;
+}
+
+void UlfmRecovery::publishStep(Bridge& bridge, const std::string& step, const Tags& extra) const {
+  // One event per step, from rank 0 (every rank reports its own restore: FTB_RESTART_DONE).
+  if (rank_ != 0) return;
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.1f", std::chrono::duration<double, std::milli>(Clock::now() - detected_).count());
+  Tags tags = {{"corr", corr_}, {"step", step}, {"ranks", lost_}, {"ms", ms}, {"rank", std::to_string(rank_)}};
+  for (const auto& [k, v] : extra) tags[k] = v;
+  bridge.publish("FTB_RUN_THROUGH", tags, "run-through recovery: " + step);
+  if (std::getenv("FTBCKPT_RUN_THROUGH_TRACE")) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    std::fprintf(stderr, "ftbckpt: run-through %s rank %d step %s at %s ms, time %ld.%06ld\n", corr_.c_str(), rank_,
+                 step.c_str(), ms, static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
+  }
+}
+
+#else  // no ULFM: run-through is not available, the relaunch path applies.
+
+const bool kUlfmBuilt = false;
+
+Status UlfmRecovery::joinIfReplacement(MPI_Comm&, Config&) { return {}; }
+void UlfmRecovery::watch(MPI_Comm) {}
+bool UlfmRecovery::failed() const { return false; }
+Result<MPI_Comm> UlfmRecovery::repair(const Job&, Config&, Bridge&) {
+  return failedPrecondition("run-through recovery needs an MPI with the ULFM extension");
+}
+void UlfmRecovery::publishStep(Bridge&, const std::string&, const Tags&) const {}
+
+#endif
+
+}  // namespace ftb::mpi_bridge

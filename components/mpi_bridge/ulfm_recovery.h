@@ -1,0 +1,78 @@
+// Run-through recovery on an MPI with the ULFM fault-tolerance extension
+// (Open MPI 5 under `mpirun --with-ft ulfm`): a rank's death does not end the
+// job. The survivors notice it inside MPI calls on the job's communicator
+// (MPIX_ERR_PROC_FAILED, or MPIX_ERR_REVOKED once another rank revoked it),
+// shrink the communicator, spawn one replacement per lost rank, merge with
+// them and split the result keyed by the old ranks, so every rank keeps its
+// number. The runtime then restores the newest checkpoint on the new
+// communicator: survivors from their own L1 copy, replacements rebuilt from
+// the partner copies or parity their group holds (ckpt_restore.h).
+//
+//   Built with an MPI whose <mpi-ext.h> defines OMPI_HAVE_MPI_EXT_FTMPI, this
+//   file's implementation is the real one (kUlfmBuilt); otherwise every call is
+//   a no-op and failed() never becomes true (the relaunch path applies).
+//
+// The application must take its communicator from the runtime (ftbckpt_comm())
+// after ftbckpt_init and after every ftbckpt_loop: it changes after a recovery.
+//
+// Threading: MPI thread only. The error handler runs inside MPI calls of that
+// thread; failed() is an atomic flag it sets.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "client/status.h"
+#include "components/mpi_bridge/bridge.h"
+#include "components/mpi_bridge/config.h"
+#include "components/mpi_bridge/job.h"
+
+namespace ftb::mpi_bridge {
+
+// True when this library was compiled against an MPI with the ULFM extension.
+extern const bool kUlfmBuilt;
+
+class UlfmRecovery {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // In a replacement process (it has an MPI parent, the survivors that spawned
+  // it): joins them and replaces `comm` with the job's repaired communicator,
+  // `config.node_map` with where every rank runs now (also exported as
+  // FTBCKPT_NODE_MAP) and `config.corr_id` with the recovery's correlation id.
+  // Elsewhere does nothing. Collective with the survivors' repair().
+  static Status joinIfReplacement(MPI_Comm& comm, Config& config);
+
+  // Watches `comm` (the job's communicator; communicators split from it
+  // inherit the handler): MPI errors are returned to the caller instead of
+  // aborting, and a process failure or revocation sets failed() and revokes
+  // `comm`, so every rank's next call on it returns too.
+  void watch(MPI_Comm comm);
+  bool failed() const;
+
+  // Survivors, once failed(): revoke, shrink, spawn the replacements (on the
+  // first unused node of FTBCKPT_SPARE_NODES, else where the lost rank ran),
+  // merge, split by old rank. Updates `config` like joinIfReplacement and
+  // returns the new communicator (watched). Publishes FTB_RUN_THROUGH steps
+  // detected, shrunk, spawned on `bridge`. The old communicators are left as
+  // they are (disconnecting from the spawn hangs in Open MPI 5.0.7).
+  Result<MPI_Comm> repair(const Job& job, Config& config, Bridge& bridge);
+
+  // Publishes step `step` of the current recovery (restored, computing) with
+  // the milliseconds since its detection.
+  void publishStep(Bridge& bridge, const std::string& step, const Tags& extra = {}) const;
+
+  const std::string& corr() const { return corr_; }
+
+ private:
+  int recoveries_ = 0;
+  std::string corr_;
+  std::string lost_;  // comma list of the lost ranks
+  Clock::time_point detected_{};
+  int rank_ = 0;
+};
+
+}  // namespace ftb::mpi_bridge

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# The ULFM tier (tests/ulfm/BUILD): in a Debian trixie root (trixie_root.sh,
+# cached), ftbckpt and the stencil are compiled against Open MPI 5.0.7
+# (build_in_root.sh; the objects are cached by the hash of the sources and the
+# root), then the stencil runs twice under `mpirun --with-ft ulfm`: without
+# failures, and with one rank SIGKILLed mid-run. The second run must go on
+# with the survivors and a replacement spawned on the spare node (one mpirun,
+# no relaunch) and end with the same checksum, bit for bit.
+#
+# Every command in the root runs in its own mount and PID namespaces (proc,
+# sys, dev, a tmpfs /dev/shm and /tmp), under a deadline: the whole namespace
+# is killed when it passes (MPI_Finalize can hang after a recovery).
+# Prints "SKIPPED: <why>" and exits 0 where the root cannot be built.
+#
+# `--bench [ROUNDS]` (bazel run //tests/ulfm:run_through_bench [-- ROUNDS]): the same with
+# 8 ranks x 64 MiB, ROUNDS (3) runs with a kill, each one's phases printed.
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+runfiles=${TEST_SRCDIR:-${RUNFILES_DIR:-$0.runfiles}}
+here="$runfiles/ftb/tests/ulfm"
+src_root="$runfiles/ftb"
+cache=/var/cache/ftb-test
+if [[ "${1:-}" == --bench ]]; then
+  rounds=${2:-3}
+  [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 --bench [ROUNDS]" >&2; exit 2; }
+  ranks=8
+  node_map=n0,n1,n2,n3,n4,n5,n6,n7
+  # 2050 x 4098 doubles: 64 MiB per rank.
+  stencil_args=(--nx 2048 --ny 4096 --iterations 12 --checkpoint-every 4)
+  crash=(--crash-at 6 --crash-node n7)
+  victim="rank 7 kills itself at iteration 6"
+  deadline=300
+else
+  rounds=1
+  ranks=4
+  node_map=n0,n1,n2,n3
+  stencil_args=(--nx 128 --ny 128 --iterations 200 --checkpoint-every 20 --iteration-ms 2)
+  # Rank 3 (alone on node n3) SIGKILLs itself at iteration 50; the last
+  # checkpoint was at iteration 40.
+  crash=(--crash-at 50 --crash-node n3)
+  victim="rank 3 kills itself at iteration 50"
+  deadline=120
+fi
+
+skip() { echo "SKIPPED: $*"; exit 0; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root (chroot, namespaces): run the suite as root, as CI does"
+command -v unshare >/dev/null || skip "unshare missing (util-linux)"
+
+work=$(mktemp -d /var/tmp/ftb-ulfm-XXXXXX)
+ns_pid=""
+agent_pid=""
+watch_pid=""
+cleanup() {
+  set +e
+  [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null
+  [[ -n "$agent_pid" ]] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+  [[ -n "$ns_pid" ]] && kill -KILL "$ns_pid" 2>/dev/null && wait "$ns_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+root=$work/root
+
+t0=$SECONDS
+rc=0
+tarball=$(bash "$here/trixie_root.sh" "$root" 2>"$work/root.log") || rc=$?
+if ((rc == 3)); then skip "$(tail -1 "$work/root.log")"; fi
+((rc == 0)) || { cat "$work/root.log" >&2; fail "trixie_root.sh failed ($rc)"; }
+echo "root $tarball ready in $((SECONDS - t0)) s"
+
+# in_root SECONDS COMMAND...: runs COMMAND in the root (clean environment,
+# private mounts, own PID namespace); kills the namespace after SECONDS, or
+# $grace seconds after $done_file contains a RESULT line (when set): the
+# computation is over, only MPI's teardown is left, and it can hang.
+done_file=""
+grace=15
+in_root() {
+  local seconds=$1
+  shift
+  unshare --mount --pid --fork --kill-child --propagation private -- /bin/bash -c '
+    set -e
+    r=$1; shift
+    mount -t proc proc "$r/proc"
+    mount --rbind /sys "$r/sys"
+    mount --rbind /dev "$r/dev"
+    mount -t tmpfs -o size=4g tmpfs "$r/dev/shm"
+    mount -t tmpfs tmpfs "$r/tmp"
+    exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
+  ' in_root "$root" "$@" &
+  ns_pid=$!
+  local deadline=$((SECONDS + seconds)) status=0
+  local result_seen=""
+  while kill -0 "$ns_pid" 2>/dev/null; do
+    if [[ -n "$done_file" && -z "$result_seen" ]] && grep -aq '^RESULT ' "$done_file" 2>/dev/null; then
+      result_seen=1
+      ((deadline < SECONDS + grace)) || deadline=$((SECONDS + grace))
+    fi
+    if ((SECONDS >= deadline)); then
+      kill -KILL "$ns_pid" 2>/dev/null
+      wait "$ns_pid" 2>/dev/null || true
+      ns_pid=""
+      return 124
+    fi
+    sleep 0.2
+  done
+  wait "$ns_pid" || status=$?
+  ns_pid=""
+  return "$status"
+}
+
+# ftbckpt and the stencil, from exactly the files Bazel compiles them from.
+list="$here/stencil_sources.list"
+[[ -s "$list" ]] || fail "no source list (cc_sources) in the runfiles"
+mkdir -p "$root/src"
+(cd "$src_root" && xargs -a "$list" cp -L --parents -t "$root/src")
+cp "$list" "$root/src/sources.list"
+cp "$here/build_in_root.sh" "$root/src/"
+key=$( (cd "$root/src" && sort sources.list | xargs sha256sum; sha256sum build_in_root.sh; echo "$tarball") |
+  sha256sum | cut -c1-16)
+built=$cache/ulfm-build/$key
+t0=$SECONDS
+if [[ ! -x "$built/stencil" ]]; then
+  in_root 900 /bin/bash -c 'cd /src && nice bash build_in_root.sh sources.list /src/out' >"$work/build.log" 2>&1 ||
+    { cat "$work/build.log" >&2; fail "building ftbckpt in the trixie root failed"; }
+  rm -rf "$cache/ulfm-build"
+  mkdir -p "$built.partial"
+  cp "$root/src/out/stencil" "$built.partial/"
+  mv "$built.partial" "$built"
+  echo "$(tail -1 "$work/build.log") in $((SECONDS - t0)) s (cached as ulfm-build/$key)"
+else
+  echo "stencil of these sources cached (ulfm-build/$key)"
+fi
+mkdir -p "$root/src/out"
+cp "$built/stencil" "$root/src/out/stencil"
+
+# An ftb-agent on the host (loopback, a free port) for the ranks in the root,
+# and `ftbctl watch` recording what they publish.
+ftbctl=("$src_root/cli/ftbctl" --agent "ipc://$work/agent.sock")
+"$src_root/agent/ftb-agent" --ipc-endpoint="ipc://$work/agent.sock" --tcp-endpoint=tcp://127.0.0.1:0 \
+  >"$work/agent.log" 2>&1 &
+agent_pid=$!
+endpoint=""
+for _ in $(seq 1 100); do
+  endpoint=$(grep -o 'tcp://127\.0\.0\.1:[0-9]*' "$work/agent.log" | head -1) && [[ -n "$endpoint" ]] && break
+  kill -0 "$agent_pid" 2>/dev/null || { cat "$work/agent.log" >&2; fail "ftb-agent exited at start"; }
+  sleep 0.1
+done
+[[ -n "$endpoint" ]] || fail "ftb-agent did not say where it serves within 10 s"
+"${ftbctl[@]}" watch --client-name ulfm-watch --filter 'event_space=FTB.MPI.FTBCKPT' >"$work/events.log" 2>&1 &
+watch_pid=$!
+for _ in $(seq 1 100); do
+  "${ftbctl[@]}" clients 2>/dev/null | grep -q ulfm-watch && break
+  sleep 0.1
+done
+"${ftbctl[@]}" clients 2>/dev/null | grep -q ulfm-watch || fail "ftbctl watch did not subscribe within 10 s"
+
+# One stencil job under --with-ft ulfm; output in $work/$1.log.
+mpi_env=(-x FTB_AGENT_ENDPOINT="$endpoint" -x FTB_JOB_ID=ULFM -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=4
+  -x FTBCKPT_NODE_MAP=$node_map -x FTBCKPT_SPARE_NODES=s0 -x FTBCKPT_RUN_THROUGH_TRACE=1)
+run_job() {
+  local name=$1 seconds=$2
+  shift 2
+  local status=0
+  done_file=$work/$name.log
+  in_root "$seconds" /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun --with-ft ulfm --oversubscribe --mca btl self,sm,tcp --mca btl_tcp_if_include lo -np "$ranks" \
+    "${mpi_env[@]}" /src/out/stencil "${stencil_args[@]}" "$@" >"$work/$name.log" 2>&1 || status=$?
+  done_file=""
+  echo "$status"
+}
+result() { grep -a -m1 -o 'RESULT iterations=[0-9]* checksum=[0-9a-f]*' "$work/$1.log" || true; }
+
+t0=$SECONDS
+status=$(run_job clean "$deadline")
+clean=$(result clean)
+[[ -n "$clean" ]] || { cat "$work/clean.log" >&2; fail "the failure-free run printed no RESULT (exit $status)"; }
+((status == 0)) || { cat "$work/clean.log" >&2; fail "the failure-free run exited $status"; }
+echo "failure-free: $clean in $((SECONDS - t0)) s"
+
+for round in $(seq 1 "$rounds"); do
+  t0=$SECONDS
+  status=$(run_job crash "$deadline" "${crash[@]}")
+  crashed=$(result crash)
+  grep -aq "$victim" "$work/crash.log" || { cat "$work/crash.log" >&2; fail "no '$victim'"; }
+  [[ -n "$crashed" ]] || { cat "$work/crash.log" >&2; fail "the run with a killed rank printed no RESULT (exit $status)"; }
+  grep -aq 'run-through .* step computing' "$work/crash.log" ||
+    { cat "$work/crash.log" >&2; fail "no run-through recovery reported"; }
+  [[ "$crashed" == "$clean" ]] ||
+    { cat "$work/crash.log" >&2; fail "not bit-exact: '$crashed' after the recovery, '$clean' without"; }
+  grep -a 'run-through\|kills itself' "$work/crash.log"
+  # The phases, from the wall-clock times of the kill and of each step (rank 0's).
+  awk '/kills itself/ {for (i = 1; i <= NF; i++) if ($i == "time") k = $(i + 1)}
+    /run-through .* step/ {for (i = 1; i <= NF; i++) {if ($i == "step") s = $(i + 1); if ($i == "time") t = $(i + 1)}
+      printf "%s %.0f ms  ", s, (t - k) * 1000}
+    END {print "(after the SIGKILL)"}' "$work/crash.log"
+  if ((status != 0)); then
+    # The computation is complete and checked; only the teardown is late.
+    echo "note: mpirun ended with status $status after RESULT (MPI_Finalize after a recovery hangs or crashes in Open MPI 5.0.7 at times; see components/mpi_bridge/README.md)"
+  fi
+  # The story as events, all with the recovery's correlation id: every step
+  # from rank 0, every rank's restore (the replacement rebuilt, survivors from L1).
+  corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/crash.log" | awk '{print $2}')
+  lost=${victim#rank }
+  lost=${lost%% *}
+  expected=()
+  for step in detected shrunk spawned restored computing; do expected+=("FTB_RUN_THROUGH .*corr=$corr .*step=$step"); done
+  for r in $(seq 0 $((ranks - 1))); do
+    if ((r == lost)); then
+      expected+=("FTB_RESTART_DONE .*corr=$corr level=L3 rank=$r rebuilt=xor")
+    else
+      expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 rank=$r rebuilt=none")
+    fi
+  done
+  for _ in $(seq 1 100); do
+    missing=""
+    for e in "${expected[@]}"; do grep -aq "$e" "$work/events.log" || missing=$e; done
+    [[ -z "$missing" ]] && break
+    sleep 0.1
+  done
+  [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 10 s"; }
+  echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost rebuilt from XOR)"
+  echo "run-through $round/$rounds ($ranks ranks): $crashed in $((SECONDS - t0)) s, bit-exact, one mpirun"
+done
