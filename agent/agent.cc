@@ -460,23 +460,6 @@ void Agent::replyError(const std::string& routing_id, proto::Error::Code code,
   reply(routing_id, error);
 }
 
-bool Agent::trySend(const std::string& routing_id, const std::string& frame) {
-  try {
-    if (!socket_.send(zmq::buffer(routing_id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
-      return false;
-    }
-    (void)socket_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
-    return true;
-  } catch (const zmq::error_t& e) {
-    if (e.num() == EHOSTUNREACH) {
-      if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);
-      return true;
-    }
-    log_.warn("send", "send failed: {}", e.what());
-    return true;
-  }
-}
-
 void Agent::flushOutbound() {
   for (auto& [id, s] : sessions_) {
     OutboundQueue& out = s->outbound;
