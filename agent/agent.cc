@@ -182,29 +182,19 @@ void Agent::run() {
 
     bool input_backlog = true;  // until a read finds the socket empty
     for (int i = 0; i < kMaxFramesPerTurn; ++i) {
-      zmq::message_t routing_id;
-      if (!socket_.recv(routing_id, zmq::recv_flags::dontwait)) {
+      const Receive got = client_source_.tryReceive(inbound_);
+      if (got == Receive::kEmpty) {
         input_backlog = false;
         break;
       }
-      zmq::message_t body;
-      if (!routing_id.more() || !socket_.recv(body, zmq::recv_flags::dontwait)) continue;
-      // Drain any extra frames: ftb messages are single-frame.
-      bool extra = false;
-      while (body.more()) {
-        zmq::message_t rest;
-        (void)socket_.recv(rest, zmq::recv_flags::dontwait);
-        extra = true;
-        if (!rest.more()) break;
-      }
-      const std::string from = routing_id.to_string();
-      if (extra) {
+      if (got == Receive::kIncomplete) continue;
+      if (inbound_.multipart) {
         counters_.set_bad_frames(counters_.bad_frames() + 1);
         log_.warn("multipart", "dropped a multi-part message: ftb messages are one frame");
-        replyError(from, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
+        replyError(inbound_.routing_id, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
         continue;
       }
-      handleFrame(from, body);
+      handleFrame(inbound_);
     }
     if (!input_backlog) settleDeparted();
     router_.flush();
@@ -244,8 +234,9 @@ void Agent::run() {
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
 
-void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
-  Result<proto::Envelope> envelope = wire::decode(body.data(), body.size());
+void Agent::handleFrame(const InboundFrame& frame) {
+  const std::string& routing_id = frame.routing_id;
+  Result<proto::Envelope> envelope = wire::decode(frame.body.data(), frame.body.size());
   if (!envelope.ok()) {
     counters_.set_bad_frames(counters_.bad_frames() + 1);
     log_.warn("bad-frame", "bad frame from a peer: {}", envelope.status().message());
@@ -255,11 +246,11 @@ void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
   }
   // Who sent it, from what the kernel and ZeroMQ say (never from the message).
   Sender sender;
-  if (const char* address = zmq_msg_gets(body.handle(), "Peer-Address")) {
+  if (const char* address = frame.peer_address) {
     sender.local = parsePeerAddress(address);
     if (!sender.local) sender.address = address;
   }
-  if (const char* user = zmq_msg_gets(body.handle(), "User-Id"); user != nullptr && !sender.local) {
+  if (const char* user = frame.user_id; user != nullptr && !sender.local) {
     sender.curve_key = user;  // set by the ZAP handler: the admitted Curve key
   }
   sender.has_session = sessions_.contains(routing_id);

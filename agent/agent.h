@@ -40,6 +40,7 @@
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
 #include "agent/zmq_frame_sink.h"
+#include "agent/zmq_frame_source.h"
 #include "client/daemon/service_notifier.h"
 #include "client/status.h"
 #include "metrics/http_server.h"
@@ -88,7 +89,7 @@ class Agent : private tree::TreeHost {
   void drainOnShutdown();
 
   // agent.cc: the loop, sessions and sending.
-  void handleFrame(const std::string& routing_id, zmq::message_t& body);
+  void handleFrame(const InboundFrame& frame);
   // Consults admission_ first: a message the table refuses never reaches a handler.
   void dispatch(const std::string& routing_id, proto::Envelope& envelope, const Sender& sender);
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
@@ -196,6 +197,9 @@ class Agent : private tree::TreeHost {
   AgentMetrics metrics_{config_.metrics_max_namespaces};
   std::unique_ptr<metrics::HttpServer> metrics_server_;  // null unless --metrics-listen
   daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
+  // Reads clients' frames from socket_ (inbound_: the frame being handled).
+  ZmqFrameSource client_source_{socket_};
+  InboundFrame inbound_;
   // Sends to clients on socket_; a peer ZeroMQ no longer knows goes on doomed_.
   ZmqFrameSink client_sink_{socket_, log_, [this](const std::string& routing_id) {
                               if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);

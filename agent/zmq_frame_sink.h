@@ -7,8 +7,8 @@
 //   ZmqFrameSink sink(socket, log, [&](const std::string& id) { doomed.push_back(id); });
 //   if (!sink.trySend(routing_id, frame)) queue(frame);  // the client's pipe is full
 //
-// The first piece of the agent's socket seam: the loop's reads, poll and
-// options still use the socket directly.
+// The send side of the agent's socket seam (ZmqFrameSource reads); the
+// loop's poll, bind and options still use the socket directly.
 // Threading: not thread-safe; only the thread that owns the socket (the
 // agent's event loop) calls it. It holds references to the socket and the log.
 #pragma once
