@@ -182,31 +182,21 @@ void Agent::run() {
 
     bool input_backlog = true;  // until a read finds the socket empty
     for (int i = 0; i < kMaxFramesPerTurn; ++i) {
-      zmq::message_t routing_id;
-      if (!socket_.recv(routing_id, zmq::recv_flags::dontwait)) {
+      const Receive got = client_source_.tryReceive(inbound_);
+      if (got == Receive::kEmpty) {
         input_backlog = false;
         break;
       }
-      zmq::message_t body;
-      if (!routing_id.more() || !socket_.recv(body, zmq::recv_flags::dontwait)) continue;
-      // Drain any extra frames: ftb messages are single-frame.
-      bool extra = false;
-      while (body.more()) {
-        zmq::message_t rest;
-        (void)socket_.recv(rest, zmq::recv_flags::dontwait);
-        extra = true;
-        if (!rest.more()) break;
-      }
-      const std::string from = routing_id.to_string();
-      if (extra) {
+      if (got == Receive::kIncomplete) continue;
+      if (inbound_.multipart) {
         counters_.set_bad_frames(counters_.bad_frames() + 1);
         log_.warn("multipart", "dropped a multi-part message: ftb messages are one frame");
-        replyError(from, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
+        replyError(inbound_.routing_id, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
         continue;
       }
-      handleFrame(from, body);
+      handleFrame(inbound_);
       // Tree heartbeats and timers also within a long turn: on a starved core a turn takes seconds.
-      if (i % 256 == 255) driveTree(std::chrono::steady_clock::now(), true);
+      if (i % 256 == 255) driveTree(clock_.steadyNow(), true);
     }
     if (!input_backlog) settleDeparted();
     router_.flush();
@@ -246,8 +236,9 @@ void Agent::run() {
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
 
-void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
-  Result<proto::Envelope> envelope = wire::decode(body.data(), body.size());
+void Agent::handleFrame(const InboundFrame& frame) {
+  const std::string& routing_id = frame.routing_id;
+  Result<proto::Envelope> envelope = wire::decode(frame.body.data(), frame.body.size());
   if (!envelope.ok()) {
     counters_.set_bad_frames(counters_.bad_frames() + 1);
     log_.warn("bad-frame", "bad frame from a peer: {}", envelope.status().message());
@@ -257,11 +248,11 @@ void Agent::handleFrame(const std::string& routing_id, zmq::message_t& body) {
   }
   // Who sent it, from what the kernel and ZeroMQ say (never from the message).
   Sender sender;
-  if (const char* address = zmq_msg_gets(body.handle(), "Peer-Address")) {
+  if (const char* address = frame.peer_address) {
     sender.local = parsePeerAddress(address);
     if (!sender.local) sender.address = address;
   }
-  if (const char* user = zmq_msg_gets(body.handle(), "User-Id"); user != nullptr && !sender.local) {
+  if (const char* user = frame.user_id; user != nullptr && !sender.local) {
     sender.curve_key = user;  // set by the ZAP handler: the admitted Curve key
   }
   sender.has_session = sessions_.contains(routing_id);
@@ -460,23 +451,6 @@ void Agent::replyError(const std::string& routing_id, proto::Error::Code code,
   proto::Envelope error = wire::makeError(code, std::move(message), request_id);
   error.mutable_error()->set_event_seq(event_seq);
   reply(routing_id, error);
-}
-
-bool Agent::trySend(const std::string& routing_id, const std::string& frame) {
-  try {
-    if (!socket_.send(zmq::buffer(routing_id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
-      return false;
-    }
-    (void)socket_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
-    return true;
-  } catch (const zmq::error_t& e) {
-    if (e.num() == EHOSTUNREACH) {
-      if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);
-      return true;
-    }
-    log_.warn("send", "send failed: {}", e.what());
-    return true;
-  }
 }
 
 void Agent::flushOutbound() {

@@ -3,8 +3,8 @@
 // once per matching subscription, in publish order per publisher, and answers
 // the control API used by ftbctl. Agent is the loop that owns the socket and
 // wires the parts of //agent:core: SessionTable (who is connected), Router
-// (matching and delivery batching, sending through this loop as its
-// FrameSink), ControlService (ftbctl's queries), all on one Clock.
+// (matching and delivery batching, sending through ZmqFrameSink on the
+// socket), ControlService (ftbctl's queries), all on one Clock.
 //
 // Threading: create() on any thread; run() is the event loop and owns all state;
 // requestStop() may be called from any thread or a signal handler.
@@ -39,6 +39,8 @@
 #include "agent/subscription_index.h"
 #include "agent/tree/tree_node.h"
 #include "agent/tree_link.h"
+#include "agent/zmq_frame_sink.h"
+#include "agent/zmq_frame_source.h"
 #include "client/daemon/service_notifier.h"
 #include "client/status.h"
 #include "metrics/http_server.h"
@@ -52,7 +54,7 @@ inline constexpr std::chrono::milliseconds kAckDelay{2};
 // and tree links (below the unit's TimeoutStopSec).
 inline constexpr std::chrono::milliseconds kShutdownDrain{5000};
 
-class Agent : private tree::TreeHost, private FrameSink {
+class Agent : private tree::TreeHost {
  public:
   // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come
   // back as a Status whose message says what to fix.
@@ -87,7 +89,7 @@ class Agent : private tree::TreeHost, private FrameSink {
   void drainOnShutdown();
 
   // agent.cc: the loop, sessions and sending.
-  void handleFrame(const std::string& routing_id, zmq::message_t& body);
+  void handleFrame(const InboundFrame& frame);
   // Consults admission_ first: a message the table refuses never reaches a handler.
   void dispatch(const std::string& routing_id, proto::Envelope& envelope, const Sender& sender);
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
@@ -115,7 +117,9 @@ class Agent : private tree::TreeHost, private FrameSink {
                   uint64_t request_id, uint64_t event_seq = 0);
   // Sends without blocking; false when the peer's pipe is full (EAGAIN).
   // An unreachable peer is scheduled for removal and counts as sent.
-  bool trySend(const std::string& routing_id, const std::string& frame) override;
+  bool trySend(const std::string& routing_id, const std::string& frame) {
+    return client_sink_.trySend(routing_id, frame);
+  }
   void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
   // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
@@ -197,9 +201,16 @@ class Agent : private tree::TreeHost, private FrameSink {
   AgentMetrics metrics_{config_.metrics_max_namespaces};
   std::unique_ptr<metrics::HttpServer> metrics_server_;  // null unless --metrics-listen
   daemon::ServiceNotifier notifier_;  // systemd readiness, watchdog, status
+  // Reads clients' frames from socket_ (inbound_: the frame being handled).
+  ZmqFrameSource client_source_{socket_};
+  InboundFrame inbound_;
+  // Sends to clients on socket_; a peer ZeroMQ no longer knows goes on doomed_.
+  ZmqFrameSink client_sink_{socket_, log_, [this](const std::string& routing_id) {
+                              if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);
+                            }};
   // Matching and delivery batching (router.h): uses the state above; declared after it.
   Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
-                  static_cast<FrameSink&>(*this), clock_}};
+                  client_sink_, clock_}};
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},
