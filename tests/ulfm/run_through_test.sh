@@ -200,17 +200,19 @@ for round in $(seq 1 "$rounds"); do
     echo "note: mpirun ended with status $status after RESULT (MPI_Finalize after a recovery hangs or crashes in Open MPI 5.0.7 at times; see components/mpi_bridge/README.md)"
   fi
   # The story as events, all with the recovery's correlation id: every step
-  # from rank 0, every rank's restore (the replacement rebuilt, survivors from L1).
+  # from rank 0, every rank's restore (the replacement rebuilt, survivors from
+  # L1), each protected again at L3 before computing on (a new checkpoint id).
   corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/crash.log" | awk '{print $2}')
   lost=${victim#rank }
   lost=${lost%% *}
+  protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
   expected=()
   for step in detected shrunk spawned restored computing; do expected+=("FTB_RUN_THROUGH .*corr=$corr .*step=$step"); done
   for r in $(seq 0 $((ranks - 1))); do
     if ((r == lost)); then
-      expected+=("FTB_RESTART_DONE .*corr=$corr level=L3 rank=$r rebuilt=xor")
+      expected+=("FTB_RESTART_DONE .*corr=$corr level=L3 $protected rank=$r rebuilt=xor")
     else
-      expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 rank=$r rebuilt=none")
+      expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 $protected rank=$r rebuilt=none")
     fi
   done
   for _ in $(seq 1 100); do
