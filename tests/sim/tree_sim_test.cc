@@ -212,21 +212,28 @@ BOOST_AUTO_TEST_CASE(the_oldest_child_of_a_dead_root_takes_over_within_a_second)
   printRepairs(world, "root death");
 }
 
-BOOST_AUTO_TEST_CASE(a_process_death_is_repaired_well_within_a_link_timeout) {
-  // Its closed connections tell its neighbours at once; silence would take a
-  // whole link timeout before any repair began.
-  const uint64_t seed = seedFromEnvironment(std::random_device{}());
-  const auto config = simConfig({"n0"});
-  World world(seed, config);
+// 30 agents started 1 ms apart, one subscriber, run until `settled`: one
+// tree. Returns an interior agent below the root.
+std::size_t treeOf30WithInteriorVictim(World& world, Nanos settled, uint64_t seed) {
   for (std::size_t i = 0; i < 30; ++i) world.addNode(i, Nanos(i * 1'000'000));
   world.subscribe(29, "");
-  world.runUntil(2s);
+  world.runUntil(settled);
   expectClean(world.checkSingleTree(), seed, "before");
   std::size_t victim = world.size();
   for (std::size_t i : interiorNodes(world)) {
     if (world.node(i).tree->parent()) victim = i;  // interior, not the root
   }
   BOOST_TEST_REQUIRE(victim < world.size(), "no interior agent below the root (seed " << seed << ")");
+  return victim;
+}
+
+BOOST_AUTO_TEST_CASE(a_process_death_is_repaired_well_within_a_link_timeout) {
+  // Its closed connections tell its neighbours at once; silence would take a
+  // whole link timeout before any repair began.
+  const uint64_t seed = seedFromEnvironment(std::random_device{}());
+  const auto config = simConfig({"n0"});
+  World world(seed, config);
+  const std::size_t victim = treeOf30WithInteriorVictim(world, 2s, seed);
   const std::size_t orphans = world.node(victim).tree->children().size();
   const std::size_t repairs = world.repairTimes().size();
   world.killClosingConnections(victim);
@@ -246,15 +253,7 @@ BOOST_AUTO_TEST_CASE(with_the_agent_defaults_a_silent_death_is_repaired_within_2
   config.heartbeat_interval = 50ms;
   config.link_timeout = 150ms;
   World world(seed, config);
-  for (std::size_t i = 0; i < 30; ++i) world.addNode(i, Nanos(i * 1'000'000));
-  world.subscribe(29, "");
-  world.runUntil(3s);
-  expectClean(world.checkSingleTree(), seed, "before");
-  std::size_t victim = world.size();
-  for (std::size_t i : interiorNodes(world)) {
-    if (world.node(i).tree->parent()) victim = i;  // interior, not the root
-  }
-  BOOST_TEST_REQUIRE(victim < world.size(), "no interior agent below the root (seed " << seed << ")");
+  const std::size_t victim = treeOf30WithInteriorVictim(world, 3s, seed);
   for (const auto& link : world.node(victim).tree->links(world.now())) {
     BOOST_TEST(link.timeout == config.link_timeout, "a quiet link's timeout grew to "
                                                         << link.timeout.count() << " ns (seed " << seed << ")");
