@@ -17,8 +17,10 @@ event_space=FTB.IPMI.*, event_name=FTB_IPMI_NORMAL -> spare
 # A rank died on a node that lives (its last will; ftb-run passes it on only when
 # every job node's agent reported its ranks' deaths): restart in place from memory.
 event_space=FTB.MPI.*, event_name=FTB_MPI_PROCS_DEAD -> restart
-# A node's agent vanished from the tree with the node (agents are named after their node).
-event_space=FTB.AGENT, event_name=FTB_AGENT_CHILD_LOST -> relaunch
+# A node's agent vanished from the tree with the node (agents are named after their node):
+# its parent reports a lost child, its children a lost parent (the tree's root is
+# whichever agent is oldest, so the agent ftb-run uses may be the lost one's child).
+event_space=FTB.AGENT, event_name=FTB_AGENT_CHILD_LOST|FTB_AGENT_PARENT_LOST -> relaunch
 )";
 
 std::string_view actionName(Action action) {

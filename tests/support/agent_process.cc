@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +34,11 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  // FTB_KEEP_TEST_DIRS=1 keeps every test directory (logs, sockets) for a post-mortem.
+  if (const char* keep = std::getenv("FTB_KEEP_TEST_DIRS"); keep != nullptr && std::string(keep) == "1") {
+    std::fprintf(stderr, "kept test directory %s\n", path_.c_str());
+    return;
+  }
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
 }

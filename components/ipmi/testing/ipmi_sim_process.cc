@@ -20,6 +20,19 @@
 namespace ftb::ipmi::testing {
 namespace {
 
+// Connecting to a free port of the ephemeral range can connect a socket to
+// itself (TCP simultaneous open, when the kernel picks that very port as the
+// source): then no banner ever comes. Retried until ipmi_sim listens.
+bool connectedToItself(int fd) {
+  sockaddr_in local{}, peer{};
+  socklen_t local_len = sizeof local, peer_len = sizeof peer;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) != 0 ||
+      ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) {
+    return true;  // not usable either way
+  }
+  return local.sin_port == peer.sin_port && local.sin_addr.s_addr == peer.sin_addr.s_addr;
+}
+
 using ftb::testing::freePort;
 using ftb::testing::runfile;
 using ftb::testing::spawn;
@@ -113,7 +126,7 @@ void IpmiSimProcess::start() {
           return true;
         }
         const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+        if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && !connectedToItself(fd)) {
           console_ = fd;
           return true;
         }

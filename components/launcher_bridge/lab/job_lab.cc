@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 
 namespace ftb::launcher::lab {
@@ -91,10 +92,29 @@ pid_t JobLab::adopt(const std::string& job) {
                    log);
 }
 
+namespace {
+
+// The last `count` lines of a file that start with `prefix` ("" = any line).
+std::string lastLines(const std::string& path, const std::string& prefix, std::size_t count) {
+  std::ifstream in(path);
+  std::deque<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with(prefix)) continue;
+    kept.push_back(std::move(line));
+    if (kept.size() > count) kept.pop_front();
+  }
+  std::string text;
+  for (const auto& line : kept) text += line + "\n";
+  return text;
+}
+
+}  // namespace
+
 std::string JobLab::logTail() const {
-  std::ifstream in(log);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return text.substr(text.size() > 4000 ? text.size() - 4000 : 0);
+  // ftb-run's own decisions (its spdlog lines, not mpirun's help texts) and
+  // what the head agent saw of the tree: together they explain a failed scenario.
+  return "ftb-run's log lines:\n" + lastLines(log, "[20", 60) + "the head agent's last log lines:\n" +
+         lastLines(lab.dir() + "/agent-head.log", "", 20) + "ftb-run's last output:\n" + lastLines(log, "", 25);
 }
 
 std::string JobLab::finish(pid_t pid) {
@@ -114,7 +134,7 @@ std::string JobLab::finish(pid_t pid) {
 Event JobLab::require(const std::function<bool(const Event&)>& p, const std::string& what, std::size_t from,
                       std::chrono::milliseconds timeout) {
   auto e = story->waitFor(p, timeout, from);
-  if (!e) BOOST_FAIL("never saw " << what << "; ftb-run's log:\n" << logTail());
+  if (!e) BOOST_FAIL("never saw " << what << "\n" << logTail());
   return *e;
 }
 

@@ -158,6 +158,27 @@ BOOST_AUTO_TEST_CASE(a_lost_agent_relaunches_the_ranks_of_its_node) {
   BOOST_TEST(d->target == "n4");
 }
 
+// The tree's root is its oldest agent, so the agent that reports a dead node's
+// agent may be its child: "lost my parent n3" relaunches n3's ranks, once.
+BOOST_AUTO_TEST_CASE(a_child_that_lost_its_parent_names_the_dead_node) {
+  Fixture f;
+  ftb::Event e;
+  e.event_space = "FTB.AGENT";
+  e.event_name = "FTB_AGENT_PARENT_LOST";
+  e.severity = ftb::Severity::kWarning;
+  e.payload = "agent=head address=tcp://10.0.0.1:10809 peer=n3@tcp://10.0.0.13:10809 detail=\"its connection closed\"";
+  BOOST_TEST(Policy::nodeOf(e) == "n3");
+  auto d = f.policy.decide(e);
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kRelaunch));
+  BOOST_TEST(d->node == "n3");
+  BOOST_TEST(d->target == "n4");
+  // n3's parent reports the same death as a lost child: nothing left to move.
+  e.event_name = "FTB_AGENT_CHILD_LOST";
+  auto dup = f.policy.decide(e);
+  BOOST_TEST((dup->action == Action::kIgnore));
+}
+
 BOOST_AUTO_TEST_CASE(a_request_carries_its_own_correlation_id) {
   Fixture f;
   ftb::Event e;
