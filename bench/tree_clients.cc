@@ -1,5 +1,8 @@
 #include "bench/tree_clients.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "bench/bench_support.h"
 
 namespace ftb::bench {
@@ -38,7 +41,12 @@ void EventSink::onNotification(const Notification& n) {
     missed_.fetch_add(n.missed);
     return;
   }
-  if (n.event.payload != StreamPublisher::kStreamPayload) {
+  const std::string& payload = n.event.payload;
+  const bool streamed = payload.size() >= 2 && payload.size() <= 3 &&
+                        payload.starts_with(StreamPublisher::kStreamPayload) &&
+                        std::all_of(payload.begin() + 1, payload.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int stream = streamed ? std::atoi(payload.c_str() + 1) : -1;
+  if (stream < 0 || stream >= kStreams) {
     std::lock_guard lock(mutex_);
     other_payloads_.push_back(n.event.payload);
     other_stamps_.push_back({n.event.event_name, static_cast<uint64_t>(n.event.time_sec) * 1'000'000'000ULL +
@@ -55,7 +63,12 @@ void EventSink::onNotification(const Notification& n) {
   last_ns_.store(now);
   std::lock_guard lock(mutex_);
   latencies_ns_.push_back(now_wall > published_ns ? now_wall - published_ns : 0);
+  per_stream_[stream].fetch_add(1);
   stream_events_.fetch_add(1);
+}
+
+uint64_t EventSink::eventsOfStream(int stream) const {
+  return stream >= 0 && stream < kStreams ? per_stream_[stream].load() : 0;
 }
 
 std::vector<uint64_t> EventSink::latenciesNs() const {
@@ -104,6 +117,7 @@ Status StreamPublisher::publishWarmUp(std::string_view tag) {
 
 void StreamPublisher::start(PublishPlan plan) {
   thread_ = std::thread([this, plan] {
+    const std::string payload = streamPayload(plan.stream);
     const auto start = std::chrono::steady_clock::now();
     const auto stop = start + plan.duration;
     for (uint64_t i = 1; i <= plan.max_events; ++i) {
@@ -115,7 +129,7 @@ void StreamPublisher::start(PublishPlan plan) {
         if (due > now) std::this_thread::sleep_until(due);
       }
       while (true) {
-        auto id = client_->publish(kEventName, kStreamPayload);
+        auto id = client_->publish(kEventName, payload);
         if (id.ok()) break;
         if (id.status().code() != Code::kResourceExhausted) {
           error_ = id.status();

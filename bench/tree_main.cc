@@ -43,16 +43,16 @@ void printLoad(const TreeLoadOptions& o, const TreeLoadResult& r) {
               "one subscriber on the root; %lld ms of publishing per rate\n",
               o.publishing_agents, o.fan_out, r.tree_depth,
               static_cast<long long>(o.duration.count()));
-  std::printf("  %-10s %10s %10s %7s %7s %11s %9s %10s %10s %9s %7s\n", "offered/s", "published",
-              "arrived", "missed", "unacc.", "arrived/s", "root CPU", "root us/ev", "others CPU",
+  std::printf("  %-10s %10s %10s %7s %7s %7s %11s %9s %10s %10s %9s %7s\n", "offered/s", "published",
+              "arrived", "late", "missed", "unacc.", "arrived/s", "root CPU", "root us/ev", "others CPU",
               "bench CPU", "repairs");
   for (const auto& s : r.steps) {
     const std::string offered = s.offered_per_second > 0
                                     ? std::to_string(static_cast<long long>(s.offered_per_second))
                                     : "flat out";
-    std::printf("  %-10s %10llu %10llu %7llu %7llu %11.0f %8.0f%% %10.2f %9.0f%% %8.0f%% %7llu\n",
+    std::printf("  %-10s %10llu %10llu %7llu %7llu %7llu %11.0f %8.0f%% %10.2f %9.0f%% %8.0f%% %7llu\n",
                 offered.c_str(), static_cast<unsigned long long>(s.published),
-                static_cast<unsigned long long>(s.arrived),
+                static_cast<unsigned long long>(s.arrived), static_cast<unsigned long long>(s.late),
                 static_cast<unsigned long long>(s.missed_reported),
                 static_cast<unsigned long long>(s.unaccounted()), s.arrivedPerSecond(),
                 s.rootCores() * 100,
@@ -63,6 +63,8 @@ void printLoad(const TreeLoadOptions& o, const TreeLoadResult& r) {
   }
   std::printf("  CPU columns are %% of one core over publishing + draining; the machine has %ld.\n",
               sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("  late: arrived after its step closed (10 s without progress); unacc.: neither arrived, late nor "
+              "reported missed by the end.\n");
 }
 
 void printRepair(const char* label, const TreeRepairOptions& o, const TreeRepairResult& r) {

@@ -54,7 +54,9 @@ struct TreeLoadStep {
   double offered_per_second = 0;  // 0 = flat out
   uint64_t published = 0;
   uint64_t arrived = 0;           // at the subscriber on the root agent
-  uint64_t missed_reported = 0;   // kMissed counts there
+  uint64_t missed_reported = 0;   // kMissed counts there (of any step: notices name no step)
+  uint64_t late = 0;              // arrived after the step closed (nothing moved for 10 s),
+                                  // while later steps ran or at the end: held, not lost
   uint64_t publish_retries = 0;   // kResourceExhausted back-offs
   uint64_t repairs = 0;           // re-attachments during the step (an overloaded
                                   // machine can starve an agent past its link timeout)
@@ -66,9 +68,10 @@ struct TreeLoadStep {
   double bench_cpu_seconds = 0;   // this process: 32 publishers + the subscriber
 
   double arrivedPerSecond() const { return arrival_seconds > 0 ? arrived / arrival_seconds : 0; }
-  // Neither delivered nor reported missed when the root stopped receiving.
+  // Neither delivered (in time or late) nor reported missed.
   uint64_t unaccounted() const {
-    return published > arrived + missed_reported ? published - arrived - missed_reported : 0;
+    const uint64_t known = arrived + late + missed_reported;
+    return published > known ? published - known : 0;
   }
   double rootCores() const { return wall_seconds > 0 ? root_cpu_seconds / wall_seconds : 0; }
 };

@@ -314,7 +314,14 @@ Status ClientImpl::disconnect(milliseconds timeout) {
   wake();
   io_thread_.join();
   dispatch_cv_.notify_all();
-  if (dispatch_thread_.joinable()) dispatch_thread_.join();
+  if (dispatch_thread_.joinable()) {
+    if (dispatch_thread_.get_id() == std::this_thread::get_id()) {
+      dispatch_detached_->store(true);  // from a callback: it must not join itself
+      dispatch_thread_.detach();
+    } else {
+      dispatch_thread_.join();
+    }
+  }
   {
     std::lock_guard lock(mu_);
     for (auto& [id, s] : subscriptions_) {
@@ -393,6 +400,7 @@ void ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
 }
 
 void ClientImpl::dispatchLoop() {
+  const std::shared_ptr<std::atomic<bool>> detached = dispatch_detached_;  // outlives `this`
   std::deque<std::pair<SubscriptionId, Notification>> batch;
   std::unique_lock lock(dispatch_mu_);
   while (true) {
@@ -420,10 +428,12 @@ void ClientImpl::dispatchLoop() {
       try {
         callback(notification);
       } catch (...) {
+        if (detached->load()) return;
         std::lock_guard subs_lock(mu_);
         ++stats_.agent_errors;
         stats_.last_agent_error = "a subscription callback threw; the exception was swallowed";
       }
+      if (detached->load()) return;  // the callback disconnected this client: no further callback
     }
     batch.clear();
     lock.lock();

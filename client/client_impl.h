@@ -5,7 +5,9 @@
 // - the I/O thread: the only one that touches the ZeroMQ sockets. It says Hello
 //   on every (re)connection, sends buffered events, heartbeats, and receives
 //   replies, acks and deliveries;
-// - the dispatch thread: runs subscription callbacks one at a time.
+// - the dispatch thread: runs subscription callbacks one at a time. A callback
+//   may disconnect (and then destroy) its own client: the thread is detached
+//   then and leaves without touching the client again.
 #pragma once
 
 #include <atomic>
@@ -113,6 +115,9 @@ class ClientImpl final : public Client {
   std::atomic<bool> stopping_{false};
   std::thread io_thread_;
   std::thread dispatch_thread_;
+  // Set when disconnect() ran on the dispatch thread (from a callback): the
+  // thread ends after that callback without touching `this`, which may be gone.
+  std::shared_ptr<std::atomic<bool>> dispatch_detached_ = std::make_shared<std::atomic<bool>>(false);
 
   PublishBuffer buffer_;
   uint64_t send_cursor_ = 1;  // I/O thread: next sequence to send

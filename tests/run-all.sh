@@ -6,11 +6,17 @@
 #      --config=asan: outputs apart from tier 1's, so neither rebuilds the other)
 #   3. the fuzz targets with clang-14 and libFuzzer, each for a bounded time
 #      (tests/fuzz/bazel.sh: an output base of its own under /var/cache/ftb-test)
+# Meanwhile tests/warm_caches.sh makes the cached Debian roots where missing.
 # Ends with one line "N passed, N failed" counted from Bazel's per-target
 # results of all three; exits non-zero when any tier failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 deploy/install-deps.sh || exit 1
+
+# The cached Debian roots of the root tiers, made meanwhile where missing
+# (downloads and unpacking overlap the first build; tests wait for their lock).
+nice -n 5 bash tests/warm_caches.sh >/dev/null 2>&1 &
+warm_pid=$!
 
 passed=0 failed=0 skipped=0 status=0
 
@@ -59,6 +65,7 @@ run_tier "unit tests and fuzz corpora under ASan + UBSan (gcc)" bazel \
   "//tests/unit/... //tests/fuzz/..." --config=asan "$@"
 run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" tests/fuzz/bazel.sh "//tests/fuzz/..." "$@"
 tests/fuzz/bazel.sh shutdown  # its server would hold ~1 GB until it idles out (3 h)
+wait "$warm_pid"  # long done by now
 
 echo "${skipped} skipped"
 echo "${passed} passed, ${failed} failed"

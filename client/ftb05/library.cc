@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cctype>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,7 +17,6 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -330,12 +328,14 @@ struct Subscription {
   SubscriptionId sdk_id = 0;
 };
 
-// One FTB_Connect. The SDK client's dispatch thread calls onNotification; the
-// callback thread (NOTIFY/BOTH clients) runs user callbacks.
+// One FTB_Connect. The SDK client's dispatch thread calls onNotification and
+// runs the user's callbacks itself: one thread per client, one callback at a
+// time in arrival order, as the original's callback thread, without a second
+// hand-off (a thread wake-up per event). A callback that disconnects its own
+// client ends that thread after it returns (the SDK detaches it).
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   void onNotification(const Notification& notification);
-  void callbackLoop();
 
   // Set before the connection is published in the library, then read-only.
   FTB_client_id_t id{};
@@ -343,16 +343,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   int style = 0;
   std::size_t queue_capacity = kDefaultPollingQueueEvents;
   std::unique_ptr<Client> sdk;
-  std::thread callback_thread;
 
   std::mutex mu;  // guards everything below
-  std::condition_variable callback_cv;
   std::vector<Declared> declared;
   uint16_t seqnum = 0;
   std::deque<ReceivedEvent> queue;  // polling
   uint64_t queue_dropped = 0;       // oldest events dropped from a full polling queue
   std::vector<Subscription> subscriptions;  // in subscription order
-  std::deque<ReceivedEvent> callback_queue;
   std::deque<std::pair<std::string, uint64_t>> recent;  // dedup across subscriptions
   bool closing = false;
 };
@@ -372,21 +369,26 @@ void Connection::onNotification(const Notification& n) {
     if (recent.size() > kRecentIds) recent.pop_front();
   }
   ReceivedEvent r = toReceived(e);
-  std::lock_guard lock(mu);
+  std::unique_lock lock(mu);
   if (closing) return;
-  bool matched = false, by_callback = false;
+  bool matched = false;
+  Deliver deliver;  // the first matching callback, in subscription order
   for (const auto& s : subscriptions) {
     if (!s.mask.matches(r)) continue;
     matched = true;
     if (s.deliver && (style & FTB_SUBSCRIPTION_NOTIFY)) {
-      by_callback = true;
+      deliver = s.deliver;
       break;
     }
   }
   if (!matched) return;
-  if (by_callback) {
-    callback_queue.push_back(std::move(r));
-    callback_cv.notify_one();
+  if (deliver) {
+    lock.unlock();  // the callback may call the API, FTB_Disconnect included
+    try {
+      deliver(r);
+    } catch (...) {
+      warn("callback", "a subscription callback threw; the exception was ignored");
+    }
     return;
   }
   if (!(style & FTB_SUBSCRIPTION_POLLING)) return;
@@ -399,31 +401,6 @@ void Connection::onNotification(const Notification& n) {
                            "; poll faster or raise client_polling_queue_len / FTB_POLLING_QUEUE_LEN)");
   }
   queue.push_back(std::move(r));
-}
-
-void Connection::callbackLoop() {
-  std::unique_lock lock(mu);
-  while (true) {
-    callback_cv.wait(lock, [&] { return closing || !callback_queue.empty(); });
-    if (closing) return;
-    ReceivedEvent r = std::move(callback_queue.front());
-    callback_queue.pop_front();
-    Deliver deliver;  // the first matching callback, in subscription order
-    for (const auto& s : subscriptions) {
-      if (s.deliver && s.mask.matches(r)) {
-        deliver = s.deliver;
-        break;
-      }
-    }
-    if (!deliver) continue;
-    lock.unlock();
-    try {
-      deliver(r);
-    } catch (...) {
-      warn("callback", "a subscription callback threw; the exception was ignored");
-    }
-    lock.lock();
-  }
 }
 
 struct TagEntry {
@@ -647,9 +624,6 @@ int connect(const FTB_client_t* info, FTB_client_handle_t* handle, const std::op
     return FTB_ERR_GENERAL;
   }
   conn->sdk = std::move(sdk).value();
-  if (bits & FTB_SUBSCRIPTION_NOTIFY) {
-    conn->callback_thread = std::thread([conn] { conn->callbackLoop(); });
-  }
   {
     std::lock_guard lock(lib.mu);
     lib.connections.push_back(conn);
@@ -759,18 +733,8 @@ int disconnect(const FTB_client_handle_t& handle) {
     std::lock_guard lock(c->mu);
     c->closing = true;
     c->queue.clear();
-    c->callback_queue.clear();
     c->subscriptions.clear();
     c->declared.clear();
-  }
-  c->callback_cv.notify_all();
-  if (c->callback_thread.joinable()) {
-    // From inside its own callback: the current callback finishes, no other starts.
-    if (c->callback_thread.get_id() == std::this_thread::get_id()) {
-      c->callback_thread.detach();
-    } else {
-      c->callback_thread.join();
-    }
   }
   return codeOf(sent, "FTB_Disconnect");
 }

@@ -1,6 +1,6 @@
 // The process-wide state behind the FTB 0.5 C API: connected clients (each one
 // an ftb::Client of the C++ SDK), their declared events, polling queues,
-// subscriptions and callback threads, and the FTB_TAG tag table.
+// subscriptions, and the FTB_TAG tag table.
 // Internal to //client/ftb05; libftb.cc is the only caller.
 //
 // Everything here uses only the ABI-neutral FTB 0.5 types (no FTB_TAG-sized
@@ -9,8 +9,8 @@
 //
 // Every function returns an FTB_* code (ftb_def.h), never throws, and may be
 // called from any thread, including from a subscription callback. Callbacks
-// run on one library thread per notify-capable client, never with a library
-// lock held. Validation order and codes follow client/ftb05/API_NOTES.md.
+// run on the client's SDK dispatch thread (one per client, in arrival order),
+// never with a library lock held. Validation order and codes follow client/ftb05/API_NOTES.md.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 # as on a new machine. The first run caches the root as a tarball under
 # /var/cache/ftb-test (a few minutes); later runs unpack it (seconds).
 # Needs root, debootstrap (deploy/install-deps.sh) and the archive reachable.
+# $1 = --cache-only: only make sure the tarball exists (tests/warm_caches.sh).
 set -euo pipefail
 target=$1
 cache_dir=/var/cache/ftb-test
@@ -27,6 +28,7 @@ if [[ ! -s "$tarball" ]]; then
   mv "$tarball.tmp" "$tarball"
 fi
 flock -u 9
+[[ "$target" != --cache-only ]] || exit 0
 mkdir -p "$target"
 tar -C "$target" -xf "$tarball"
 chmod 0755 "$target"  # a root directory, whatever mktemp gave the build directory

@@ -98,3 +98,38 @@ BOOST_AUTO_TEST_CASE(request_carries_tags_to_the_responder) {
   BOOST_CHECK_EQUAL(answer.tags.at("rank"), "0");
   BOOST_CHECK_EQUAL(answer.tags.size(), 3u);
 }
+
+// A callback may disconnect and destroy its own client (the FTB 0.5 API's
+// FTB_Disconnect from a callback relies on it): no self-join, no use of the
+// destroyed client, and no callback after the one that disconnected.
+BOOST_AUTO_TEST_CASE(a_callback_may_disconnect_and_destroy_its_own_client) {
+  AgentProcess agent;
+  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.PUB", "pub");
+  BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
+  std::mutex mu;
+  std::unique_ptr<ftb::Client> sub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.SUB", "self-closing");
+  std::atomic<int> calls{0};
+  std::atomic<bool> destroyed{false};
+  auto id = sub->subscribe({.filter = "event_space=FTB.TEST.PUB", .callback = [&](const ftb::Notification& n) {
+                              if (n.kind != ftb::Notification::Kind::kEvent) return;
+                              ++calls;
+                              std::unique_ptr<ftb::Client> self;
+                              {
+                                std::lock_guard lock(mu);
+                                self = std::move(sub);
+                              }
+                              if (!self) return;  // (a second callback would count above)
+                              BOOST_CHECK(self->disconnect(1s).ok());
+                              self.reset();  // destroyed on its own dispatch thread
+                              destroyed = true;
+                            }});
+  BOOST_REQUIRE(id.ok());
+  // Several events: the first callback closes the client, none may follow it.
+  for (int i = 0; i < 20; ++i) BOOST_REQUIRE(pub->publish("TICK", std::to_string(i)).ok());
+  BOOST_REQUIRE(pub->flush(5s).ok());
+  BOOST_REQUIRE(waitFor([&] { return destroyed.load(); }, 10s));
+  // The agent has routed all 20 (flushed); any callback still to come would run now.
+  BOOST_REQUIRE(pub->publish("TICK", "after").ok());
+  BOOST_REQUIRE(pub->flush(5s).ok());
+  BOOST_CHECK_EQUAL(calls.load(), 1);
+}

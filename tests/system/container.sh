@@ -23,9 +23,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 ct_runfiles="${TEST_SRCDIR:-}/ftb"
 ct_cache=/var/cache/ftb-test
-# Bump when the package list changes: a new cache file is built.
-ct_layer="$ct_cache/bookworm-systemd-v1.tar"
-ct_layer_packages=(systemd systemd-sysv openipmi)
+ct_layer=""  # the cached root with systemd (ct_prepare_layer)
 
 ct_work=""
 ct_root=""
@@ -103,30 +101,11 @@ ct_diagnose() {
   ct_exec journalctl --no-pager -n 60 -o short-monotonic 2>&1
 }
 
-# The cached root with systemd: fresh_root.sh's root plus ct_layer_packages.
+# The cached root with systemd (systemd_layer.sh, made once).
 ct_prepare_layer() {
-  mkdir -p "$ct_cache"
-  exec 8>"$ct_cache/systemd-layer.lock"
-  flock 8
-  if [[ ! -s "$ct_layer" ]]; then
-    local build="$ct_work/layer"
-    bash "$ct_runfiles/tests/install/fresh_root.sh" "$build" >"$ct_work/layer.log" 2>&1 ||
-      ct_skip "cannot make the fresh Debian root (debootstrap/Debian's archive): $(tail -1 "$ct_work/layer.log")"
-    mount -t proc proc "$build/proc"
-    if ! DEBIAN_FRONTEND=noninteractive chroot "$build" apt-get install -y -q --no-install-recommends \
-      "${ct_layer_packages[@]}" >>"$ct_work/layer.log" 2>&1; then
-      chroot "$build" apt-get update -q >>"$ct_work/layer.log" 2>&1 || true
-      DEBIAN_FRONTEND=noninteractive chroot "$build" apt-get install -y -q --no-install-recommends \
-        "${ct_layer_packages[@]}" >>"$ct_work/layer.log" 2>&1 ||
-        { umount "$build/proc"; ct_skip "cannot install ${ct_layer_packages[*]} from Debian's archive: $(tail -1 "$ct_work/layer.log")"; }
-    fi
-    umount "$build/proc"
-    chroot "$build" apt-get clean
-    tar -C "$build" -cf "$ct_layer.tmp" .
-    mv "$ct_layer.tmp" "$ct_layer"
-    rm -rf "$build"
-  fi
-  flock -u 8
+  local rc=0
+  ct_layer=$(bash "$ct_runfiles/tests/system/systemd_layer.sh" 2>"$ct_work/layer.log") || rc=$?
+  ((rc == 0)) || ct_skip "$(tail -1 "$ct_work/layer.log")"
 }
 
 # ct_packages DIR: the .debs of deploy/package-deb.sh for this build, copied

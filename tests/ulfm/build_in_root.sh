@@ -9,7 +9,7 @@ list=$1 out=$2
 mkdir -p "$out/obj"
 grep -q 'OMPI_HAVE_MPI_EXT_FTMPI 1' "$(mpicc --showme:incdirs | tr ' ' '\n' | head -1)/mpi-ext.h" ||
   { echo "build_in_root: this Open MPI's mpi-ext.h has no OMPI_HAVE_MPI_EXT_FTMPI" >&2; exit 1; }
-flags=(-O2 -g -I. -Wall -Wextra -Wno-missing-field-initializers -pthread)
+flags=(-O2 -I. -Wall -Wextra -Wno-missing-field-initializers -pthread)
 objs=()
 compile() {  # SOURCE: one object, compiled in the background (two at a time)
   local src=$1 obj
@@ -30,6 +30,9 @@ wait
 for o in "${objs[@]}"; do [[ -s "$o" ]] || { echo "build_in_root: $o missing" >&2; exit 1; }; done
 mpicxx -pthread -o "$out/stencil" "${objs[@]}" -lzmq -lprotobuf -lisal -lrt
 # The ULFM code path is in: the binary refers to MPIX_Comm_shrink.
-nm -D "$out/stencil" | grep -q MPIX_Comm_shrink ||
+# (nm's output kept first: `nm | grep -q` under pipefail fails whenever grep
+# exits before nm has written everything, SIGPIPE.)
+symbols=$(nm -D "$out/stencil")
+grep -q MPIX_Comm_shrink <<<"$symbols" ||
   { echo "build_in_root: the stencil was built without the ULFM path (no MPIX_Comm_shrink)" >&2; exit 1; }
 echo "build_in_root: $n sources compiled"

@@ -9,6 +9,7 @@
 # trixie's suites are used only inside the root: never in the host's apt sources.
 # Exit 0: the root is in $1. Exit 3: this machine cannot build it (not root,
 # no debootstrap, archive unreachable): the last line of stderr says why.
+# $1 = --cache-only: only make sure the tarball exists (tests/warm_caches.sh).
 set -euo pipefail
 target=$1
 cache_dir=/var/cache/ftb-test
@@ -65,6 +66,10 @@ if [[ -z "$tarball" || ! -s "$tarball" ]]; then
   tarball=$cache_dir/$name
 fi
 flock -u 9
+if [[ "$target" == --cache-only ]]; then
+  basename "$tarball"
+  exit 0
+fi
 mkdir -p "$target"
 tar -C "$target" -xzf "$tarball"
 chmod 0755 "$target"
