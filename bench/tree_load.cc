@@ -40,6 +40,20 @@ Status awaitRoutes(std::vector<std::unique_ptr<StreamPublisher>>& publishers, Ev
   return deadlineExceeded("the subscription did not reach every publishing agent within 30 s");
 }
 
+// Waits while `remaining()` is above 0 and has changed within the last `quiet`.
+template <typename Remaining>
+void waitWhileMoving(Remaining remaining, std::chrono::milliseconds quiet) {
+  uint64_t left = remaining();
+  for (auto last_change = std::chrono::steady_clock::now();
+       left > 0 && std::chrono::steady_clock::now() - last_change < quiet;) {
+    std::this_thread::sleep_for(2ms);
+    if (const uint64_t now_left = remaining(); now_left != left) {
+      left = now_left;
+      last_change = std::chrono::steady_clock::now();
+    }
+  }
+}
+
 Result<TreeLoadStep> runStep(LocalTree& tree, int root,
                              std::vector<std::unique_ptr<StreamPublisher>>& publishers,
                              EventSink& sink, double rate, std::chrono::milliseconds duration, int stream) {
@@ -66,18 +80,12 @@ Result<TreeLoadStep> runStep(LocalTree& tree, int root,
   // Every publisher's agent has acknowledged its events; wait until they have
   // all crossed the tree (or been reported missed), or nothing moves for 10 s
   // (longer than an agent holds events behind a gap: 4 link timeouts).
-  uint64_t seen = 0;
-  auto last_change = std::chrono::steady_clock::now();
-  while (sink.eventsOfStream(stream) + sink.missed() < step.published) {
-    const uint64_t now_seen = sink.eventsOfStream(stream) + sink.missed();
-    if (now_seen != seen) {
-      seen = now_seen;
-      last_change = std::chrono::steady_clock::now();
-    } else if (std::chrono::steady_clock::now() - last_change > 10s) {
-      break;
-    }
-    std::this_thread::sleep_for(2ms);
-  }
+  waitWhileMoving(
+      [&]() -> uint64_t {
+        const uint64_t seen = sink.eventsOfStream(stream) + sink.missed();
+        return step.published > seen ? step.published - seen : 0;
+      },
+      10s);
   step.wall_seconds = (nowNs() - t0) / 1e9;
   step.root_cpu_seconds = cpuOf(tree, root) - root_cpu0;
   step.others_cpu_seconds = othersCpu(tree, root) - others_cpu0;
@@ -134,15 +142,7 @@ Result<TreeLoadResult> runTreeLoad(const TreeLoadOptions& options) {
     }
     return missing;
   };
-  uint64_t left = stragglers();
-  for (auto last_change = std::chrono::steady_clock::now();
-       left > 0 && std::chrono::steady_clock::now() - last_change < 10s;) {
-    std::this_thread::sleep_for(10ms);
-    if (const uint64_t now_left = stragglers(); now_left != left) {
-      left = now_left;
-      last_change = std::chrono::steady_clock::now();
-    }
-  }
+  waitWhileMoving(stragglers, 10s);
   for (std::size_t i = 0; i < result.steps.size(); ++i) {
     TreeLoadStep& s = result.steps[i];
     s.late = (*sink)->eventsOfStream(static_cast<int>(i)) - s.arrived;

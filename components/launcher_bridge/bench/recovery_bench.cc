@@ -156,6 +156,9 @@ Event firstAfter(JobLab& lab, const std::string& name, double since) {
   return lab.require([&](const Event& e) { return e.event_name == name && seconds(e) >= since; }, name);
 }
 
+// The last `n` characters of `text`.
+std::string tail(const std::string& text, std::size_t n) { return text.substr(text.size() > n ? text.size() - n : 0); }
+
 // How long child `pid` ran from `t0` and how long after the RESULT line
 // appeared in its `log` it took to exit (the ranks' and mpirun's teardown).
 struct RunTimes {
@@ -176,7 +179,7 @@ RunTimes timeRun(pid_t pid, const std::string& log, double t0, double limit_s = 
   if (code != 0) {  // the lab's directory goes with the test: show the log's end now
     std::ifstream in(log);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    BOOST_FAIL("the run failed or hung; " << log << " ends:\n" << text.substr(text.size() > 3000 ? text.size() - 3000 : 0));
+    BOOST_FAIL("the run failed or hung; " << log << " ends:\n" << tail(text, 3000));
   }
   return {end - t0, result_at > 0 ? end - result_at : 0};
 }
@@ -359,10 +362,7 @@ BOOST_AUTO_TEST_CASE(rank_killed_is_run_through_on_ulfm) {
     }
   }
   const int status = pclose(out);
-  BOOST_TEST(status == 0, "the ULFM bench failed (status " << status << "):\n"
-                                                          << everything.substr(everything.size() > 4000
-                                                                                   ? everything.size() - 4000
-                                                                                   : 0));
+  BOOST_TEST(status == 0, "the ULFM bench failed (status " << status << "):\n" << tail(everything, 4000));
 }
 
 // A long run under repeated faults of every kind the lab can make, at an

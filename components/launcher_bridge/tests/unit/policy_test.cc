@@ -26,6 +26,16 @@ ftb::Event procsDead(const std::string& host) {
   return e;
 }
 
+// What an agent publishes when a tree link to `peer`'s agent dies.
+ftb::Event agentLost(const std::string& event_name, const std::string& peer) {
+  ftb::Event e;
+  e.event_space = "FTB.AGENT";
+  e.event_name = event_name;
+  e.severity = ftb::Severity::kWarning;
+  e.payload = "agent=head address=tcp://10.0.0.1:10809 peer=" + peer + "@tcp://10.0.0.13:10809";
+  return e;
+}
+
 struct Fixture {
   explicit Fixture(std::vector<std::string> spares = {"n4"})
       : table(*NodeTable::create({"n1", "n2", "n3"}, spares, 2)),
@@ -130,11 +140,7 @@ BOOST_AUTO_TEST_CASE(a_dead_rank_restarts_the_job_in_place) {
 
 BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
   Fixture f(std::vector<std::string>{});
-  ftb::Event lost;
-  lost.event_space = "FTB.AGENT";
-  lost.event_name = "FTB_AGENT_CHILD_LOST";
-  lost.severity = ftb::Severity::kWarning;
-  lost.payload = "agent=head address=tcp://10.0.0.1:10809 peer=n3@tcp://10.0.0.13:10809";
+  const ftb::Event lost = agentLost("FTB_AGENT_CHILD_LOST", "n3");
   auto d = f.policy.decide(lost);
   BOOST_TEST((d->action == Action::kRelaunch));
   BOOST_TEST(d->target == "n2");
@@ -146,11 +152,7 @@ BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
 
 BOOST_AUTO_TEST_CASE(a_lost_agent_relaunches_the_ranks_of_its_node) {
   Fixture f;
-  ftb::Event e;
-  e.event_space = "FTB.AGENT";
-  e.event_name = "FTB_AGENT_CHILD_LOST";
-  e.severity = ftb::Severity::kWarning;
-  e.payload = "agent=head address=tcp://10.0.0.1:10809 peer=n3@tcp://10.0.0.13:10809";
+  const ftb::Event e = agentLost("FTB_AGENT_CHILD_LOST", "n3");
   BOOST_TEST(Policy::nodeOf(e) == "n3");
   auto d = f.policy.decide(e);
   BOOST_TEST_REQUIRE(d.has_value());
@@ -162,11 +164,7 @@ BOOST_AUTO_TEST_CASE(a_lost_agent_relaunches_the_ranks_of_its_node) {
 // agent may be its child: "lost my parent n3" relaunches n3's ranks, once.
 BOOST_AUTO_TEST_CASE(a_child_that_lost_its_parent_names_the_dead_node) {
   Fixture f;
-  ftb::Event e;
-  e.event_space = "FTB.AGENT";
-  e.event_name = "FTB_AGENT_PARENT_LOST";
-  e.severity = ftb::Severity::kWarning;
-  e.payload = "agent=head address=tcp://10.0.0.1:10809 peer=n3@tcp://10.0.0.13:10809 detail=\"its connection closed\"";
+  ftb::Event e = agentLost("FTB_AGENT_PARENT_LOST", "n3");
   BOOST_TEST(Policy::nodeOf(e) == "n3");
   auto d = f.policy.decide(e);
   BOOST_TEST_REQUIRE(d.has_value());
