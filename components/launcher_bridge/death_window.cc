@@ -12,14 +12,19 @@ std::string tag(const Event& e, const std::string& key) {
 }
 }  // namespace
 
-std::optional<std::string> DeathWindow::add(const Event& event, const std::string& job_id, int attempt,
-                                            TimePoint now) {
+std::optional<std::string> notThisRun(const Event& event, const std::string& job_id, int attempt) {
   const std::string job = tag(event, "job");
-  if (!job.empty() && job != job_id) return "a death in job " + job + ", not " + job_id;
+  if (!job.empty() && job != job_id) return "an event of job " + job + ", not " + job_id;
   const std::string run = tag(event, "attempt");
   if (!run.empty() && run != std::to_string(attempt)) {
-    return "a death of run " + run + " (now " + std::to_string(attempt) + "): already handled";
+    return "an event of run " + run + " (now " + std::to_string(attempt) + "): already handled";
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> DeathWindow::add(const Event& event, const std::string& job_id, int attempt,
+                                            TimePoint now) {
+  if (auto why = notThisRun(event, job_id, attempt)) return why;
   if (Policy::nodeOf(event).empty()) return "a death that names no node (tag host or node)";
   if (deaths_.empty()) closes_ = now + settle_;
   deaths_.push_back(event);

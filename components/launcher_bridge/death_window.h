@@ -38,6 +38,10 @@ namespace ftb::launcher {
 
 inline constexpr char kProcsDead[] = "FTB_MPI_PROCS_DEAD";
 
+// Why a rank event (a death, FTB_RANK_FINISHED) is not one of job `job_id`'s
+// run `attempt` (tags `job`, `attempt`), or nullopt when it is.
+std::optional<std::string> notThisRun(const Event& event, const std::string& job_id, int attempt);
+
 class DeathWindow {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;

@@ -27,6 +27,7 @@ struct JobRecord {
   int ranks_per_node = 1;
   std::string mpirun;
   std::vector<std::string> mpirun_args;
+  bool run_through = false;  // ftb-run --run-through
   std::vector<std::string> program;  // the MPI program and its arguments
   // The job's failure history, across runs, for the runtime's "auto" schedule
   // (FTB_FAILURES, FTB_JOB_STARTED in docs/RECOVERY_EVENTS.md):

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <sstream>
 
 namespace ftb::launcher {
 
@@ -22,6 +23,8 @@ std::string tag(const Event& e, const std::string& key) {
   auto it = e.tags.find(key);
   return it == e.tags.end() ? "" : it->second;
 }
+
+std::pair<int64_t, int64_t> publishTime(const Event& e) { return {e.time_sec, e.time_nsec}; }
 }  // namespace
 
 Launcher::Launcher(LauncherOptions options, JobChannel& channel, Policy& policy, NodeTable& table,
@@ -78,7 +81,13 @@ Status Launcher::launch() {
     spec.keeper = {options_.keeper, "--keep", exitFile(), "--"};
     spec.exit_file = exitFile();
   }
+  spec.with_ft_ulfm = options_.run_through;
   restored_.clear();
+  finished_.clear();
+  finalize_deadline_.reset();
+  ended_after_finish_ = false;
+  run_through_.reset();
+  run_through_done_.clear();
   computing_ = attempt_ == 0;  // a relaunch computes once every rank has restored
   if (Status s = job_.start(spec); !s.ok()) return s;
   publishNodeStates(launch_corr_);
@@ -202,6 +211,17 @@ int Launcher::run() {
                              {{"corr", stop_->corr}, {"ranks_done", std::to_string(stop_->done.size())}});
       stop_.reset();
     }
+    if (run_through_ && job_.running() && now > run_through_->deadline) {
+      abandonRunThrough("no FTB_RUN_THROUGH computing within " + std::to_string(options_.run_through_deadline_ms) +
+                        " ms");
+    }
+    if (finalize_deadline_ && job_.running() && !recovery_ && now > *finalize_deadline_) {
+      spdlog::warn("every rank finished {} ms ago and mpirun still runs (MPI_Finalize can hang after a recovery): "
+                   "ending it",
+                   options_.finalize_grace_ms);
+      ended_after_finish_ = true;
+      job_.terminate();
+    }
     if (recovery_ && job_.running() && now > recovery_->deadline) {
       spdlog::warn("the job did not exit within {} ms of {}: terminating it", options_.migrate_deadline_ms,
                    recovery_->reason);
@@ -260,6 +280,10 @@ void Launcher::handle(const Event& event) {
     if (recovery_) {
       spdlog::info("{} of rank {} on {}: the run is ending for a recovery already", kProcsDead,
                    tag(event, "rank"), Policy::nodeOf(event));
+      return;
+    }
+    if (options_.run_through && job_.running()) {
+      holdForRunThrough(event);
       return;
     }
     const bool first = !deaths_.open();
@@ -349,7 +373,96 @@ void Launcher::handleRuntime(const Event& event) {
       jobState("running", launch_corr_, " again");
     }
   }
+  if (name == "FTB_RUN_THROUGH" && options_.run_through && job_.running() && !recovery_) holdForRunThrough(event);
+  if (name == "FTB_RANK_FINISHED") rankFinished(event);
   if (name == "FTB_RESTART_FAILED") spdlog::error("rank {} cannot restore: {}", tag(event, "rank"), event.payload);
+}
+
+void Launcher::holdForRunThrough(const Event& event) {
+  const bool will = event.event_name == kProcsDead;
+  if (will) {
+    if (auto why = notThisRun(event, options_.job_id, attempt_)) {
+      spdlog::info("{} ignored: {}", kProcsDead, *why);
+      return;
+    }
+    // A will that arrives after its recovery ended (the runtime can be faster
+    // than the dead rank's agent) is that recovery's, not a new death.
+    auto done = run_through_done_.find(std::atoi(tag(event, "rank").c_str()));
+    if (done != run_through_done_.end() && publishTime(event) <= done->second) {
+      spdlog::info("{} of rank {}: already run through", kProcsDead, tag(event, "rank"));
+      return;
+    }
+  }
+  if (!run_through_) {
+    run_through_ = PendingRunThrough{.deadline = steady_clock::now() + milliseconds(options_.run_through_deadline_ms)};
+    computing_ = false;  // no timer checkpoint into a repair
+    spdlog::warn("{} of rank {}{}: the MPI runs through it; waiting up to {} ms for the runtime's recovery",
+                 event.event_name, tag(event, will ? "rank" : "ranks"), will ? " on " + Policy::nodeOf(event) : "",
+                 options_.run_through_deadline_ms);
+  }
+  if (will) {
+    if (!run_through_->will) run_through_->will = event;
+    return;
+  }
+  const std::string step = tag(event, "step");
+  const std::string corr = tag(event, "corr");
+  const std::string ranks = tag(event, "ranks");
+  if (run_through_->corr != corr) {
+    // The runtime's correlation id names the whole recovery: ftb-run's
+    // decision to let it run carries it too.
+    run_through_->corr = corr;
+    const std::string node = run_through_->will ? Policy::nodeOf(*run_through_->will) : "";
+    const std::string trigger = run_through_->will ? kProcsDead : "FTB_RUN_THROUGH";
+    (void)channel_.publish("FTB_DECISION", trigger + " -> run-through",
+                           {{"corr", corr}, {"rule", "run-through"}, {"action", "run-through"}, {"node", node},
+                            {"ranks", ranks}, {"dry_run", options_.dry_run ? "1" : "0"}, {"trigger", trigger}});
+  }
+  spdlog::info("run-through {}: {} ({} ms)", corr, step, tag(event, "ms"));
+  if (step == "spawned") {
+    // The runtime places a replacement where its rank ran unless it was given
+    // spares (FTBCKPT_SPARE_NODES, which ftb-run does not pass): ftb-run's
+    // table, and so a later relaunch, keep the ranks where they were.
+    const std::string nodes = tag(event, "nodes");
+    std::stringstream lost(ranks), where(nodes);
+    for (std::string r, n; std::getline(lost, r, ',') && std::getline(where, n, ',');) {
+      const NodeInfo* was = nullptr;
+      for (const auto& info : table_.nodes()) {
+        if (std::find(info.ranks.begin(), info.ranks.end(), std::atoi(r.c_str())) != info.ranks.end()) was = &info;
+      }
+      if (was && was->name != n) {
+        spdlog::warn("run-through {}: rank {} replaced on {}, not on {} (ftb-run's table keeps it on {})", corr, r,
+                     n, was->name, was->name);
+      }
+    }
+  }
+  if (step == "computing") {
+    ++process_failures_;
+    std::stringstream lost(ranks);
+    for (std::string r; std::getline(lost, r, ',');) {
+      run_through_done_[std::atoi(r.c_str())] = publishTime(event);
+    }
+    run_through_.reset();
+    computing_ = true;
+    saveJournal("running");
+    jobState("running", corr, " again: rank(s) " + ranks + " replaced within the run (" + tag(event, "ms") + " ms)");
+  }
+}
+
+void Launcher::abandonRunThrough(const std::string& why) {
+  const PendingRunThrough pending = std::move(*run_through_);
+  run_through_.reset();
+  spdlog::warn("run-through{}{}: {}; the relaunch path takes over", pending.corr.empty() ? "" : " ",
+               pending.corr, why);
+  if (pending.will && !recovery_) decide(*pending.will);  // the rules' answer to the death (restart in place)
+  if (job_.running()) job_.terminate();  // no rule acted: onExit relaunches an unexplained exit
+}
+
+void Launcher::rankFinished(const Event& event) {
+  if (notThisRun(event, options_.job_id, attempt_)) return;
+  finished_[std::atoi(tag(event, "rank").c_str())] = std::atoi(tag(event, "exit_code").c_str());
+  if (static_cast<int>(finished_.size()) == table_.rankCount() && !finalize_deadline_) {
+    finalize_deadline_ = steady_clock::now() + milliseconds(options_.finalize_grace_ms);
+  }
 }
 
 void Launcher::startCheckpoint(const std::string& corr, const std::string& why) {
@@ -472,6 +585,15 @@ int Launcher::finishStop(int code) {
 std::optional<int> Launcher::onExit(int code) {
   // The ranks are gone: a checkpoint still waiting for answers will not get them.
   if (checkpoint_) finishCheckpoint(true);
+  if (run_through_) abandonRunThrough("mpirun exited with " + std::to_string(code) + " during the repair");
+  if (!recovery_ && code != 0 && static_cast<int>(finished_.size()) == table_.rankCount()) {
+    // The computation is complete: only MPI's teardown failed or hung.
+    int ranks_code = 0;
+    for (const auto& [rank, c] : finished_) ranks_code = ranks_code != 0 ? ranks_code : c;
+    spdlog::warn("mpirun {} with {} after every rank finished: the run counts as ended by its ranks ({})",
+                 ended_after_finish_ ? "was ended" : "exited", code, ranks_code);
+    code = ranks_code;
+  }
   if (stop_ && !recovery_) return finishStop(code);
   if (!recovery_ && code != 0) {
     std::vector<Event> losses;

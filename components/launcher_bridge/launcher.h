@@ -40,6 +40,18 @@ struct LauncherOptions {
   // they are gathered until every job node reported deaths (then the rules
   // decide), at most this long (death_window.h).
   int death_settle_ms = 1000;
+  // --run-through: the MPI runs through a rank's death (ULFM: Open MPI 5 under
+  // `mpirun --with-ft ulfm`) and the runtime replaces the rank on its node
+  // without ending the run. A rank's last will is then held this long for the
+  // runtime's FTB_RUN_THROUGH `computing`; without it, the relaunch path takes
+  // over. A node's loss still ends the run (Debian's PRRTE cannot run through
+  // it) and is relaunched as without the option.
+  bool run_through = false;
+  int run_through_deadline_ms = 15000;
+  // Every rank of the run said FTB_RANK_FINISHED: mpirun has this long to exit
+  // before it is ended and the run counted as finished (MPI_Finalize can hang
+  // after a ULFM recovery).
+  int finalize_grace_ms = 10000;
   std::string runtime_space = "FTB.MPI.FTBCKPT";
   // Stop and resume (FTB_STOP_REQUEST, ftb-run --stop/--resume): where the
   // record of a stopped job is kept, the level that outlives the job, and how
@@ -89,6 +101,14 @@ class Launcher {
     std::chrono::steady_clock::time_point deadline;
   };
 
+  // A rank's death or a runtime step while the MPI runs through it: the
+  // recovery is the runtime's; ftb-run watches it and tells its story.
+  struct PendingRunThrough {
+    std::string corr;             // the runtime's (its first FTB_RUN_THROUGH), "" before
+    std::optional<Event> will;    // the first rank's last will, the relaunch's trigger if it fails
+    std::chrono::steady_clock::time_point deadline;
+  };
+
   Status launch();
   Status adoptJob();
   // The job's record in `state` ("running": its journal), and its writing to
@@ -104,6 +124,10 @@ class Launcher {
   // handles it; closes the death window when it is due. True if it handled one.
   bool pump(std::chrono::milliseconds timeout);
   void handleRuntime(const Event& event);
+  void holdForRunThrough(const Event& event);  // a will or an FTB_RUN_THROUGH step
+  // No `computing` in time, or the run ended during the repair: the relaunch path.
+  void abandonRunThrough(const std::string& why);
+  void rankFinished(const Event& event);
   void execute(const Decision& d);
   void startCheckpoint(const std::string& corr, const std::string& why);
   void startStop(const Event& request);
@@ -136,6 +160,13 @@ class Launcher {
   std::optional<PendingCheckpoint> checkpoint_;
   std::optional<PendingRecovery> recovery_;
   std::optional<PendingStop> stop_;
+  std::optional<PendingRunThrough> run_through_;
+  std::map<int, int> finished_;  // rank -> exit code: FTB_RANK_FINISHED of this run
+  std::optional<std::chrono::steady_clock::time_point> finalize_deadline_;  // every rank finished
+  bool ended_after_finish_ = false;  // ftb-run ended mpirun after finalize_grace_ms
+  // Ranks run through in this run -> the publish time of their `computing`:
+  // their wills published before it were that recovery's.
+  std::map<int, std::pair<int64_t, int64_t>> run_through_done_;
   std::vector<Event> agent_losses_;  // FTB.AGENT events seen while the job ran
   DeathWindow deaths_{std::chrono::milliseconds(options_.death_settle_ms)};
   bool computing_ = false;   // the ranks run (first launch, or every rank restored)

@@ -118,6 +118,19 @@ int main(int argc, char** argv) {
                  "every job node reported some (then the rules decide), at most this long")
       ->check(CLI::Range(0, 10000))
       ->capture_default_str();
+  app.add_flag("--run-through", options.run_through,
+               "The MPI runs through a rank's death (Open MPI 5 with ULFM: adds --with-ft ulfm): the runtime "
+               "replaces the rank within the run; the relaunch path only when it cannot");
+  app.add_option("--run-through-deadline-ms", options.run_through_deadline_ms,
+                 "How long a rank's death may go without the runtime's FTB_RUN_THROUGH computing before the "
+                 "job is relaunched")
+      ->check(CLI::Range(1, 600000))
+      ->capture_default_str();
+  app.add_option("--finalize-grace-ms", options.finalize_grace_ms,
+                 "Once every rank said FTB_RANK_FINISHED, how long mpirun may take to exit before it is ended "
+                 "(the run still counts as finished)")
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
   app.add_option("--agent", agent, "ftb-agent endpoint (default $FTB_AGENT_ENDPOINT or the local socket)");
   app.add_option("--mpirun", options.job.mpirun, "mpirun program")->capture_default_str();
   // One value per occurrence: otherwise CLI11 reads a following "--" as the end
@@ -169,6 +182,7 @@ int main(int argc, char** argv) {
     ranks_per_node = ranks / node_count;
     if (program.empty()) program = record->program;
     if (options.job.mpirun_args.empty()) options.job.mpirun_args = record->mpirun_args;
+    options.run_through = options.run_through || record->run_through;
     options.resumed_from = *record;
   }
   if (!adopt_job.empty()) {
@@ -186,6 +200,7 @@ int main(int argc, char** argv) {
     program = journal->program;
     options.job.mpirun = journal->mpirun;
     options.job.mpirun_args = journal->mpirun_args;
+    options.run_through = journal->run_through;
     ranks_per_node = journal->ranks_per_node;
     options.adopt = *journal;
   }
@@ -250,6 +265,7 @@ int main(int argc, char** argv) {
   options.record.ranks_per_node = ranks_per_node;
   options.record.mpirun = options.job.mpirun;
   options.record.mpirun_args = options.job.mpirun_args;
+  options.record.run_through = options.run_through;
   options.record.program = program;
   options.job.program = {selfPath(), "--rank-exec", "--"};
   options.job.program.insert(options.job.program.end(), program.begin(), program.end());

@@ -22,6 +22,9 @@ struct MpiJobSpec {
   int ranks = 0;
   std::vector<std::string> program;          // what every rank runs
   std::map<std::string, std::string> env;    // set here and exported to the ranks (-x)
+  // `--with-ft ulfm` (Open MPI 5): a rank's death does not end the run
+  // (unless mpirun_args choose --with-ft already).
+  bool with_ft_ulfm = false;
   // When set, mpirun runs under this keeper command (`ftb-run --keep FILE --`):
   // it outlives ftb-run and writes mpirun's exit code to `exit_file`, so that a
   // new ftb-run can adopt the job (ftb-run --adopt).

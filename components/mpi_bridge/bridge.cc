@@ -19,7 +19,7 @@ const std::vector<EventDeclaration> kDeclarations = {
     {"FTB_CHECKPOINT_DONE", Severity::kInfo}, {"FTB_CHECKPOINT_FAILED", Severity::kError},
     {"FTB_MIGRATE_PIC", Severity::kInfo},     {"FTB_RESTART_DONE", Severity::kInfo},
     {"FTB_RESTART_FAILED", Severity::kFatal},     {"FTB_CKPT_SCHEDULE", Severity::kInfo},
-    {"FTB_RUN_THROUGH", Severity::kWarning},
+    {"FTB_RUN_THROUGH", Severity::kWarning},  {"FTB_RANK_FINISHED", Severity::kInfo},
 };
 
 }  // namespace

@@ -355,6 +355,14 @@ class RuntimeImpl : public Runtime {
         }
       }
     }
+    if (bridge_) {
+      // The launcher's sign that the computation is over: MPI_Finalize may
+      // still hang after a ULFM recovery (Open MPI 5.0.7), and a launcher that
+      // knows every rank finished ends mpirun after a grace instead of waiting.
+      Tags tags = {{"rank", std::to_string(job_.rank)}, {"exit_code", std::to_string(exit_code_)}};
+      if (const char* attempt = std::getenv("FTB_RESTART_ATTEMPT")) tags["attempt"] = attempt;
+      bridge_->publish("FTB_RANK_FINISHED", tags, "rank finished");
+    }
     if (bridge_ && bridge_->failures() > 0) {
       std::fprintf(stderr, "ftbckpt: rank %d: %llu events could not be published\n", job_.rank,
                    static_cast<unsigned long long>(bridge_->failures()));

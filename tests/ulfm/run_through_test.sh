@@ -56,10 +56,16 @@ agent_pid=""
 watch_pid=""
 cleanup() {
   set +e
-  [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null
+  [[ -n "$watch_pid" ]] && kill $watch_pid 2>/dev/null
   [[ -n "$agent_pid" ]] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
   [[ -n "$ns_pid" ]] && kill -KILL "$ns_pid" 2>/dev/null && wait "$ns_pid" 2>/dev/null
-  rm -rf "$work"
+  # FTB_KEEP_TEST_DIRS=1 keeps the logs for a post-mortem (the root is large: it goes).
+  if [[ "${FTB_KEEP_TEST_DIRS:-}" == 1 ]]; then
+    rm -rf "$root"
+    echo "kept $work" >&2
+  else
+    rm -rf "$work"
+  fi
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
@@ -72,25 +78,16 @@ if ((rc == 3)); then skip "$(tail -1 "$work/root.log")"; fi
 ((rc == 0)) || { cat "$work/root.log" >&2; fail "trixie_root.sh failed ($rc)"; }
 echo "root $tarball ready in $((SECONDS - t0)) s"
 
-# in_root SECONDS COMMAND...: runs COMMAND in the root (clean environment,
-# private mounts, own PID namespace); kills the namespace after SECONDS, or
-# $grace seconds after $done_file contains a RESULT line (when set): the
-# computation is over, only MPI's teardown is left, and it can hang.
+# in_root SECONDS COMMAND...: runs COMMAND in the root (enter_root.sh); kills
+# the namespace after SECONDS, or $grace seconds after $done_file contains a
+# RESULT line (when set): the computation is over, only MPI's teardown is
+# left, and it can hang.
 done_file=""
 grace=15
 in_root() {
   local seconds=$1
   shift
-  unshare --mount --pid --fork --kill-child --propagation private -- /bin/bash -c '
-    set -e
-    r=$1; shift
-    mount -t proc proc "$r/proc"
-    mount --rbind /sys "$r/sys"
-    mount --rbind /dev "$r/dev"
-    mount -t tmpfs -o size=4g tmpfs "$r/dev/shm"
-    mount -t tmpfs tmpfs "$r/tmp"
-    exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
-  ' in_root "$root" "$@" &
+  bash "$here/enter_root.sh" "$root" "$@" &
   ns_pid=$!
   local deadline=$((SECONDS + seconds)) status=0
   local result_seen=""
@@ -137,19 +134,25 @@ fi
 mkdir -p "$root/src/out"
 cp "$built/stencil" "$root/src/out/stencil"
 
-# An ftb-agent on the host (loopback, a free port) for the ranks in the root,
-# and `ftbctl watch` recording what they publish.
-ftbctl=("$src_root/cli/ftbctl" --agent "ipc://$work/agent.sock")
-"$src_root/agent/ftb-agent" --ipc-endpoint="ipc://$work/agent.sock" --tcp-endpoint=tcp://127.0.0.1:0 \
+# An ftb-agent on the host for the ranks in the root, and `ftbctl watch`
+# recording what they publish. Its socket's directory appears in the root as
+# /run/ftb-agent (enter_root.sh): the ranks are local clients, as on a real
+# node, so the agent watches their processes and a killed rank's last will
+# goes out within milliseconds (a TCP client's only after --client-timeout-ms).
+mkdir -p "$work/agent"
+export FTB_ROOT_AGENT_DIR=$work/agent
+ftbctl=("$src_root/cli/ftbctl" --agent "ipc://$work/agent/agent.sock")
+"$src_root/agent/ftb-agent" --ipc-endpoint="ipc://$work/agent/agent.sock" --tcp-endpoint=tcp://127.0.0.1:0 \
   >"$work/agent.log" 2>&1 &
 agent_pid=$!
-endpoint=""
+served=""
 for _ in $(seq 1 100); do
-  endpoint=$(grep -o 'tcp://127\.0\.0\.1:[0-9]*' "$work/agent.log" | head -1) && [[ -n "$endpoint" ]] && break
+  served=$(grep -o 'tcp://127\.0\.0\.1:[0-9]*' "$work/agent.log" | head -1) && [[ -n "$served" ]] && break
   kill -0 "$agent_pid" 2>/dev/null || { cat "$work/agent.log" >&2; fail "ftb-agent exited at start"; }
   sleep 0.1
 done
-[[ -n "$endpoint" ]] || fail "ftb-agent did not say where it serves within 10 s"
+[[ -n "$served" ]] || fail "ftb-agent did not say where it serves within 10 s"
+endpoint=ipc:///run/ftb-agent/agent.sock
 "${ftbctl[@]}" watch --client-name ulfm-watch --filter 'event_space=FTB.MPI.FTBCKPT' >"$work/events.log" 2>&1 &
 watch_pid=$!
 for _ in $(seq 1 100); do
@@ -269,3 +272,78 @@ if ((hung > 0)); then
   echo "FAIL: $hung of $rounds rounds did not recover (see their BENCH lines)" >&2
   exit 1
 fi
+[[ -n "$bench" ]] && exit 0
+
+# The same job under ftb-run --run-through (its mpirun enters the root:
+# mpirun_in_root.sh). No spares are handed to the runtime, so the replacement
+# runs where rank 3 ran; the "nodes" keep their /dev/shm across mpiruns
+# ($work/shm, as a real node's memory outlives a relaunch). ftb-run's output
+# (with mpirun's) in $work/$1.log; prints ftb-run's exit code.
+ftb_run_job() {
+  local job=$1 status=0
+  shift
+  rm -rf "$work/shm" "$work/state"
+  mkdir -p "$work/shm"
+  local env_args=()
+  for e in FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_LEVEL=L3 FTBCKPT_GROUP_SIZE=4 FTBCKPT_RUN_THROUGH_TRACE=1; do
+    env_args+=("--mpirun-arg=-x" "--mpirun-arg=$e")
+  done
+  FTB_ULFM_ROOT=$root FTB_ULFM_PIDS=$work/mpirun.pids FTB_ROOT_SHM=$work/shm \
+    timeout -s KILL "$deadline" "$src_root/components/launcher_bridge/ftb-run" --agent "ipc://$work/agent/agent.sock" \
+    --job "$job" --nodes n0,n1,n2,n3 --spares s0 --slurm off --state-dir "$work/state" \
+    --mpirun "$here/mpirun_in_root.sh" --run-through --finalize-grace-ms 3000 "${env_args[@]}" "$@" \
+    -- /src/out/stencil "${stencil_args[@]}" "${crash[@]}" --crash-once >"$work/$job.log" 2>&1 || status=$?
+  # Whatever ftb-run left running (it ends its job itself; a KILLed one cannot).
+  if [[ -s "$work/mpirun.pids" ]]; then
+    while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$work/mpirun.pids"
+    rm -f "$work/mpirun.pids"
+  fi
+  echo "$status"
+}
+# await_event JOB PATTERN: the watch recorded an event of JOB's launcher matching PATTERN within 10 s.
+await_event() {
+  for _ in $(seq 1 100); do
+    grep -a "FTB.JL.$1" "$work/launcher.log" | grep -aq -- "$2" && return 0
+    sleep 0.1
+  done
+  cat "$work/launcher.log" "$work/$1.log" >&2
+  fail "no FTB.JL.$1 event matching '$2' within 10 s"
+}
+"${ftbctl[@]}" watch --client-name ulfm-launcher-watch --filter 'event_space=FTB.JL.*' >"$work/launcher.log" 2>&1 &
+watch_pid="$watch_pid $!"
+for _ in $(seq 1 100); do
+  "${ftbctl[@]}" clients 2>/dev/null | grep -q ulfm-launcher-watch && break
+  sleep 0.1
+done
+
+# 1. The run goes through the death: one mpirun, the replacement restored,
+#    ftb-run's decision and "running again" under the runtime's correlation id.
+t0=$SECONDS
+status=$(ftb_run_job RTRUN)
+((status == 0)) || { cat "$work/RTRUN.log" >&2; fail "ftb-run --run-through exited $status"; }
+[[ "$(result RTRUN)" == "$clean" ]] ||
+  { cat "$work/RTRUN.log" >&2; fail "ftb-run --run-through: '$(result RTRUN)', not the failure-free '$clean'"; }
+grep -aq "relaunch" "$work/RTRUN.log" && { cat "$work/RTRUN.log" >&2; fail "ftb-run relaunched a job that ran through"; }
+corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/RTRUN.log" | awk '{print $2}')
+[[ -n "$corr" ]] || { cat "$work/RTRUN.log" >&2; fail "no run-through step computing under ftb-run"; }
+# The killed rank's last will went out (the agent watches the ranks' processes).
+for _ in $(seq 1 100); do grep -aq "FTB_MPI_PROCS_DEAD .*job=RTRUN .*rank=3" "$work/events.log" && break; sleep 0.1; done
+grep -aq "FTB_MPI_PROCS_DEAD .*job=RTRUN .*rank=3" "$work/events.log" ||
+  { cat "$work/events.log" >&2; fail "no last will of the killed rank 3 within 10 s"; }
+await_event RTRUN "FTB_DECISION .*action=run-through .*corr=$corr"
+await_event RTRUN "FTB_JOB_STATE .*corr=$corr .*state=running"
+echo "ftb-run --run-through: $(result RTRUN) in $((SECONDS - t0)) s, bit-exact, one mpirun, decision and running again under $corr"
+
+# 2. No `computing` within the deadline (20 ms: a spawn alone takes longer):
+#    ftb-run ends the repair and relaunches in place; the relaunch restores
+#    from the nodes' memory and ends bit-exact.
+t0=$SECONDS
+status=$(ftb_run_job RTLATE --run-through-deadline-ms 20)
+((status == 0)) || { cat "$work/RTLATE.log" >&2; fail "ftb-run --run-through-deadline-ms 20 exited $status"; }
+[[ "$(result RTLATE)" == "$clean" ]] ||
+  { cat "$work/RTLATE.log" >&2; fail "after the fallback: '$(result RTLATE)', not the failure-free '$clean'"; }
+grep -aq "the relaunch path takes over" "$work/RTLATE.log" ||
+  { cat "$work/RTLATE.log" >&2; fail "ftb-run did not give up the run-through at its deadline"; }
+await_event RTLATE "FTB_DECISION .*action=restart"
+await_event RTLATE "FTB_JOB_RELAUNCH .*state=relaunched"
+echo "ftb-run --run-through-deadline-ms 20: relaunched in place, $(result RTLATE) in $((SECONDS - t0)) s, bit-exact"

@@ -12,6 +12,9 @@
  * --crash-at N --crash-node NODE: at iteration N, every rank on NODE (its
  * FTB_NODE_NAME or FTBCKPT_NODE_MAP entry) kills itself with SIGKILL (failure
  * injection for tests; a relaunch that should finish is started without it).
+ * --crash-once: only a rank that did not restore a checkpoint kills itself, so
+ * a relaunch with the same arguments (a launcher's) or a replacement spawned
+ * by a run-through recovery on the same node runs on.
  * --iteration-ms MS: sleep per iteration (so events can arrive mid-run).
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
  */
@@ -26,7 +29,7 @@
 #include "components/mpi_bridge/ftbckpt.h"
 
 struct options {
-  int nx, ny, iterations, checkpoint_every, crash_at, iteration_ms;
+  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms;
   const char* crash_node;
 };
 
@@ -38,8 +41,13 @@ static int parse(int argc, char** argv, struct options* o) {
   o->crash_at = -1;
   o->iteration_ms = 0;
   o->crash_node = NULL;
+  o->crash_once = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
+    if (!strcmp(a, "--crash-once")) { /* the one option without a value */
+      o->crash_once = 1;
+      continue;
+    }
     if (i + 1 >= argc) {
       fprintf(stderr, "stencil: %s needs a value\n", a);
       return 0;
@@ -53,7 +61,7 @@ static int parse(int argc, char** argv, struct options* o) {
     else if (!strcmp(a, "--crash-node")) o->crash_node = v;
     else if (!strcmp(a, "--iteration-ms")) o->iteration_ms = atoi(v);
     else {
-      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --iteration-ms)\n", a);
+      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms)\n", a);
       return 0;
     }
   }
@@ -118,7 +126,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(comm, &size);
   const int restarted = ftbckpt_restart_available();
   char buf[256];
-  const int crash_here = o.crash_node && !strcmp(o.crash_node, node_name(rank, buf, sizeof buf));
+  const int crash_here = o.crash_node && !(o.crash_once && restarted) &&
+                         !strcmp(o.crash_node, node_name(rank, buf, sizeof buf));
 
   const int w = o.nx + 2, h = o.ny + 2;
   const size_t bytes = (size_t)w * h * sizeof(double);

@@ -60,6 +60,24 @@ BOOST_AUTO_TEST_CASE(no_sigkill_grace_unless_the_caller_sets_one) {
   unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
 }
 
+BOOST_AUTO_TEST_CASE(run_through_asks_mpirun_for_ulfm_unless_the_caller_chose_ft) {
+  auto cmd = mpirunCommand(spec());
+  BOOST_TEST(std::count(cmd.begin(), cmd.end(), "--with-ft") == 0);
+  MpiJobSpec ulfm = spec();
+  ulfm.with_ft_ulfm = true;
+  cmd = mpirunCommand(ulfm);
+  auto ft = std::find(cmd.begin(), cmd.end(), "--with-ft");
+  BOOST_TEST_REQUIRE((ft != cmd.end() && ft + 1 != cmd.end()));
+  BOOST_TEST(*(ft + 1) == "ulfm");
+  // before the program: everything after it is the program's own
+  BOOST_TEST((std::vector<std::string>(cmd.end() - 3, cmd.end()) == spec().program));
+
+  ulfm.mpirun_args = {"--with-ft", "mpi"};
+  cmd = mpirunCommand(ulfm);
+  BOOST_TEST(std::count(cmd.begin(), cmd.end(), "--with-ft") == 1);
+  BOOST_TEST(std::count(cmd.begin(), cmd.end(), "mpi") == 1);
+}
+
 BOOST_AUTO_TEST_CASE(the_granted_slurm_job_id_is_read_from_salloc) {
   BOOST_TEST(ftb::launcher::grantedJobId("salloc: Granted job allocation 1234\n").value_or("") == "1234");
   BOOST_TEST(!ftb::launcher::grantedJobId("salloc: error: Unable to allocate resources: Requested nodes are busy\n"));
