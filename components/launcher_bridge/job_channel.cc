@@ -18,7 +18,7 @@ std::vector<EventDeclaration> launcherEventDeclarations() {
       {"FTB_JOB_STATE", Severity::kInfo},        {"FTB_JOB_FAILED", Severity::kError},
       {"FTB_DECISION", Severity::kWarning},      {"FTB_CHECKPOINT_OUTCOME", Severity::kInfo},
       {"FTB_CHECKPOINT_MISSED", Severity::kError},  {"FTB_JOB_RELAUNCH", Severity::kWarning},
-      {"FTB_STOP_FAILED", Severity::kError},
+      {"FTB_STOP_FAILED", Severity::kError},     {"FTB_FAILURES", Severity::kInfo},
   };
 }
 

@@ -72,7 +72,7 @@ Status Launcher::launch() {
   spec.env["FTB_RANK_HOSTS"] = table_.rankHosts();
   spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap();
   spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
-  spec.env["FTB_FAILURES"] = "process:" + std::to_string(process_failures_) + ",node:" + std::to_string(node_failures_);
+  spec.env["FTB_FAILURES"] = failuresText();
   spec.env["FTB_JOB_STARTED"] = std::to_string(started_);
   if (!launch_corr_.empty()) spec.env["FTB_CORR_ID"] = launch_corr_;
   if (!options_.keeper.empty()) {
@@ -445,6 +445,10 @@ void Launcher::holdForRunThrough(const Event& event) {
     computing_ = true;
     saveJournal("running");
     jobState("running", corr, " again: rank(s) " + ranks + " replaced within the run (" + tag(event, "ms") + " ms)");
+    // The run goes on, so no new environment tells the runtime: its "auto"
+    // schedule takes the new totals from this event.
+    (void)channel_.publish("FTB_FAILURES", "failures so far " + failuresText(),
+                           {{"corr", corr}, {"failures", failuresText()}});
   }
 }
 

@@ -143,6 +143,11 @@ class Launcher {
   // takes its answer when it is ready.
   void replenishSpares();
   void jobState(const std::string& state, const std::string& corr, const std::string& extra = "");
+  // The job's failure history as the runtime reads it: "process:N,node:M"
+  // (FTB_FAILURES, in every run's environment and in the event of that name).
+  std::string failuresText() const {
+    return "process:" + std::to_string(process_failures_) + ",node:" + std::to_string(node_failures_);
+  }
 
   LauncherOptions options_;
   JobChannel& channel_;

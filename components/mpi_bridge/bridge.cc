@@ -56,6 +56,12 @@ Result<Request> parseRequest(const Event& event) {
     if (r.source.empty()) return invalidArgument("FTB_MIGRATE without tag source=<host>");
   } else if (event.event_name == "FTB_STOP") {
     r.kind = RequestKind::kStop;
+  } else if (event.event_name == "FTB_FAILURES") {
+    r.kind = RequestKind::kFailures;
+    auto failures = parseFailureHistory(tag("failures"));
+    if (!failures) return invalidArgument("FTB_FAILURES: tag failures: " + failures.status().message());
+    r.failures = *failures;
+    return r;
   } else {
     return notFound(event.event_name + " is not a request to the checkpoint runtime");
   }

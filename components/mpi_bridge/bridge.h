@@ -18,13 +18,16 @@
 
 #include "client/client.h"
 #include "components/mpi_bridge/config.h"
+#include "components/mpi_bridge/schedule.h"
 
 namespace ftb::mpi_bridge {
 
 inline constexpr std::string_view kRuntimeSpace = "FTB.MPI.FTBCKPT";
 inline constexpr std::string_view kProcsDeadEvent = "FTB_MPI_PROCS_DEAD";
 
-enum class RequestKind { kCheckpoint, kMigrate, kStop };
+// kFailures is not a request to act: the launcher's live update of the job's
+// failure history (FTB_FAILURES), for the "auto" schedule's rates.
+enum class RequestKind { kCheckpoint, kMigrate, kStop, kFailures };
 
 struct Request {
   RequestKind kind = RequestKind::kCheckpoint;
@@ -32,6 +35,7 @@ struct Request {
   std::optional<Level> level;  // none = the configured level ("auto" or no tag)
   bool level_tag = false;      // kStop checkpoints only if the request has a level tag
   std::string source;          // kMigrate
+  FailureHistory failures;     // kFailures: the job's totals so far
   Event event;                 // what respond() answers
 };
 

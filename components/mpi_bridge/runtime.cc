@@ -236,7 +236,13 @@ class RuntimeImpl : public Runtime {
     }
     if (ulfm_.failed()) return runThrough();
     ++iteration_;
-    for (auto& r : bridge_->take()) pending_.push_back(std::move(r));
+    for (auto& r : bridge_->take()) {
+      if (r.kind == RequestKind::kFailures) {
+        failuresReported(r.failures);
+      } else {
+        pending_.push_back(std::move(r));
+      }
+    }
     answerServed();
     Action a = decide();
     if (ulfm_.failed()) return runThrough();
@@ -436,7 +442,23 @@ class RuntimeImpl : public Runtime {
     }
     for (long i = 0; i < history.process; ++i) schedule.failureObserved(FailureScope::kProcess);
     for (long i = 0; i < history.node; ++i) schedule.failureObserved(FailureScope::kNode);
+    failures_known_ = history;
     return schedule;
+  }
+
+  // The job's failure totals as the launcher counts them now (FTB_FAILURES,
+  // published while the job runs on: a run-through recovery relaunches
+  // nothing, so no new environment tells it). Totals, not increments: a
+  // repeated or reordered report counts nothing twice.
+  void failuresReported(const FailureHistory& totals) {
+    if (!schedule_) return;
+    for (; failures_known_.process < totals.process; ++failures_known_.process) {
+      schedule_->failureObserved(FailureScope::kProcess);
+    }
+    for (; failures_known_.node < totals.node; ++failures_known_.node) {
+      schedule_->failureObserved(FailureScope::kNode);
+    }
+    publishScheduleIfChanged();
   }
 
   // Rank 0 tells what the schedule chose and why (FTB_CKPT_SCHEDULE), whenever
@@ -555,6 +577,7 @@ class RuntimeImpl : public Runtime {
   double last_cost_ = 0;
   Clock::time_point last_checkpoint_;
   std::optional<CheckpointSchedule> schedule_;  // rank 0, with FTBCKPT_SCHEDULE
+  FailureHistory failures_known_;               // what schedule_ has counted
   std::array<double, 5> told_interval_{};       // per level, last published
 };
 

@@ -332,6 +332,7 @@ grep -aq "FTB_MPI_PROCS_DEAD .*job=RTRUN .*rank=3" "$work/events.log" ||
   { cat "$work/events.log" >&2; fail "no last will of the killed rank 3 within 10 s"; }
 await_event RTRUN "FTB_DECISION .*action=run-through .*corr=$corr"
 await_event RTRUN "FTB_JOB_STATE .*corr=$corr .*state=running"
+await_event RTRUN "FTB_FAILURES .*corr=$corr .*failures=process:1,node:0"
 echo "ftb-run --run-through: $(result RTRUN) in $((SECONDS - t0)) s, bit-exact, one mpirun, decision and running again under $corr"
 
 # 2. No `computing` within the deadline (20 ms: a spawn alone takes longer):

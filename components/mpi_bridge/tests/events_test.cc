@@ -266,6 +266,39 @@ BOOST_AUTO_TEST_CASE(an_auto_schedule_takes_its_failure_rates_from_the_jobs_hist
   live.job.finish();
 }
 
+// The launcher's live update: a run-through recovery relaunches nothing, so
+// ftb-run publishes the job's new failure totals (FTB_FAILURES) and the running
+// job's schedule takes them: from no failures (7200 s for both) to the totals
+// of the case above (L2 1800 s, L1 1440 s) without a restart. Totals, not
+// increments: the same report twice changes nothing more.
+BOOST_AUTO_TEST_CASE(a_running_job_takes_the_failure_totals_the_launcher_publishes) {
+  const std::string started = std::to_string(std::time(nullptr) - 3600);
+  LiveJob live("EV_LIVE_RATES", {"n0", "n1", "n0", "n1"},
+               {{"FTBCKPT_SCHEDULE", "auto:L1,L2"}, {"FTBCKPT_MTBF", "3600"}, {"FTB_JOB_STARTED", started}});
+  auto newest_mtbf = [](const std::vector<ftb::Event>& events, const std::string& level) {
+    double mtbf = 0;
+    for (const auto& e : named(events, "FTB_CKPT_SCHEDULE")) {
+      if (e.tags.at("level") == level && e.tags.count("mtbf_s")) mtbf = std::stod(e.tags.at("mtbf_s"));
+    }
+    return mtbf;
+  };
+  auto before = collect(*live.watch.client, live.watch.sub,
+                        [&](const auto& ev) { return newest_mtbf(ev, "L1") > 0 && newest_mtbf(ev, "L2") > 0; });
+  BOOST_CHECK_CLOSE(newest_mtbf(before, "L2"), 7200.0, 2.0);
+  BOOST_CHECK_CLOSE(newest_mtbf(before, "L1"), 7200.0, 2.0);
+  for (int i = 0; i < 2; ++i) live.request("FTB_FAILURES --severity info --tag failures=process:1,node:3");
+  BOOST_CHECK_EQUAL(result(live.job.finish()), failureFree());
+  // Rank 0 publishes every schedule, and its FTB_RANK_FINISHED last.
+  auto after = collect(*live.watch.client, live.watch.sub, [](const auto& ev) {
+    for (const auto& e : named(ev, "FTB_RANK_FINISHED")) {
+      if (e.tags.at("rank") == "0") return true;
+    }
+    return false;
+  });
+  BOOST_CHECK_CLOSE(newest_mtbf(after, "L2"), 1800.0, 2.0);
+  BOOST_CHECK_CLOSE(newest_mtbf(after, "L1"), 1440.0, 2.0);
+}
+
 BOOST_AUTO_TEST_CASE(without_an_agent_the_job_runs_and_says_so_once) {
   auto job = stencil("EV_NOAGENT");
   job.setEnv("FTB_AGENT_ENDPOINT", "ipc:///tmp/ftbckpt-no-agent-here.sock");
