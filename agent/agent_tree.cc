@@ -33,6 +33,18 @@ std::string advertisedAddress(const std::string& bound, const std::string& host)
   return bound;
 }
 
+// "tcp://host:port" with another port (IPv6 hosts keep their brackets).
+std::string withPort(const std::string& endpoint, const std::string& port) {
+  return endpoint.substr(0, endpoint.rfind(':') + 1) + port;
+}
+std::string portOf(const std::string& endpoint) { return endpoint.substr(endpoint.rfind(':') + 1); }
+
+// With PINGs finding silent deaths, heartbeat silence is left to find an agent
+// whose loop is wedged or starved for this long (still adaptive above it): the
+// loops of a CPU-starved machine were seen to stall 0.4-3 s, and up to 13 s
+// past saturation (bench/README.md), while their PINGs were answered.
+constexpr tree::Nanos kPingedSilenceFloor = std::chrono::seconds(5);
+
 std::string nodeText(const tree::NodeRef& n) { return n.name + "@" + n.address; }
 
 std::chrono::nanoseconds threadCpu() {
@@ -76,7 +88,18 @@ Status Agent::startTree() {
                       std::chrono::milliseconds(config_.tree_ping_timeout_ms)};
   tree_transport_ =
       std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames, ping, curve_keys_);
-  tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name}, tc,
+  std::string probe;  // where peers' PINGs go: a listener of its own on our interface, any free port
+  if (ping.interval.count() > 0) {
+    Result<std::string> listening =
+        tree_transport_->listenForProbes(withPort(bound, std::to_string(config_.tree_probe_port)));
+    if (!listening.ok()) return listening.status();
+    probe = config_.tree_advertise.empty() ? advertisedAddress(*listening, config_.name)
+                                           : withPort(config_.tree_advertise, portOf(*listening));
+    tc.silence_floor = std::max(tc.link_timeout, kPingedSilenceFloor);
+    spdlog::info("tree: answering liveness PINGs at {} (every {} ms, dead after {} ms without an answer)",
+                 probe, config_.tree_ping_ms, config_.tree_ping_timeout_ms);
+  }
+  tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name, probe}, tc,
                                            *tree_transport_, static_cast<tree::TreeHost&>(*this),
                                            incarnation_);
   tree_->start(treeNow(std::chrono::steady_clock::now()));
@@ -127,6 +150,7 @@ void Agent::onTree(const proto::Envelope& envelope) {
     log_.warn("bad-tree", "bad tree message: {}", message.status().message());
     return;
   }
+  tree_transport_->learnProbe(message->from.address, message->from.probe);
   tree_->onMessage(*message, treeNow(std::chrono::steady_clock::now()));
 }
 

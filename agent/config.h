@@ -51,21 +51,22 @@ struct AgentConfig {
   std::string tree_advertise;  // address peers reach us at; "" = the TCP endpoint, host name for 0.0.0.0
   uint32_t tree_fan_out = 8;
   uint32_t tree_heartbeat_ms = 50;
-  // A silent link is declared dead after this in a quiet system (a silent
-  // death is found within ~165 ms). The allowance adapts to observed jitter, up
-  // to 20 times this (tree::TreeNode::tick), so that a starved but healthy
-  // peer is less often declared dead.
+  // With PINGs off, a silent link is declared dead after this in a quiet
+  // system (a silent death is found within ~165 ms). The allowance adapts to
+  // observed jitter, up to 20 times this (tree::TreeNode::tick), so that a
+  // starved but healthy peer is less often declared dead. With PINGs on,
+  // heartbeat silence only finds a wedged agent, from 5 s (agent_tree.cc).
   uint32_t tree_timeout_ms = 150;
   // A link is dead as soon as its connection closes (the peer's kernel sent
-  // FIN/RST: its process died). Optionally also ZMTP PINGs on a data-free probe
-  // connection per link, answered by libzmq's I/O thread: a PING every
-  // tree_ping_ms, the link dead when nothing comes back within
-  // tree_ping_timeout_ms. Off (0) by default: a fixed timeout does not adapt,
-  // and on a CPU-oversubscribed node (ftb_tree_bench's load step on 2 cores)
-  // healthy links were declared dead; the adaptive heartbeat timeout above
-  // finds silent deaths.
-  uint32_t tree_ping_ms = 0;
-  uint32_t tree_ping_timeout_ms = 150;
+  // FIN/RST: its process died), and when its ZMTP PINGs go unanswered: a PING
+  // every tree_ping_ms on a data-free probe connection to the peer's own probe
+  // listener, whose I/O thread does nothing else (agent/tree_link.h), the link
+  // dead when nothing comes back within tree_ping_timeout_ms: a silent death
+  // (SIGSTOP, power cut) is found within 140-180 ms. 0: no PINGs.
+  uint32_t tree_ping_ms = 40;
+  uint32_t tree_ping_timeout_ms = 140;
+  // The probe listener's port on the TCP endpoint's interface; 0 = any free one.
+  uint32_t tree_probe_port = 0;
   uint32_t tree_retention_events = 100000;
   uint32_t tree_retention_s = 60;
   // Bound of the tree's retention by memory, as history_bytes.

@@ -97,19 +97,25 @@ const std::array kSettings = {
     Setting{"tree-heartbeat-ms", &C::tree_heartbeat_ms, "Heartbeat interval on tree links", "ms",
             R::kRestart, NumberRange{5, 60000}},
     Setting{"tree-timeout-ms", &C::tree_timeout_ms,
-            "Silence after which a tree link is declared dead and repaired, in a quiet system: the "
-            "allowance adapts to observed jitter (4 x the longest recent silence on any link, less 3 "
-            "heartbeats, fading by half in ~44 heartbeats), up to 20 times this", "ms", R::kRestart,
+            "With tree-ping-ms 0: silence after which a tree link is declared dead and repaired, in a "
+            "quiet system; the allowance adapts to observed jitter (4 x the longest recent silence on "
+            "any link, less 3 heartbeats, fading by half in ~44 heartbeats), up to 20 times this. With "
+            "PINGs, silence only finds a wedged agent, from 5 s", "ms", R::kRestart,
             NumberRange{20, 600000}},
     Setting{"tree-ping-ms", &C::tree_ping_ms,
-            "ZMTP PING interval on each tree link's probe connection (libzmq's I/O thread answers); "
-            "0: none, a silent peer is found by the adaptive tree-timeout-ms (within ~165 ms when "
-            "quiet). A fixed timeout: on oversubscribed cores it declares healthy links dead",
+            "ZMTP PING interval on each tree link's probe connection, to the peer's probe listener (an "
+            "ephemeral port on its TCP endpoint's interface, served by a thread that does nothing "
+            "else, so a CPU-starved agent still answers); 0: none, a silent peer is found by the "
+            "adaptive tree-timeout-ms",
             "ms", R::kRestart, NumberRange{0, 60000}},
     Setting{"tree-ping-timeout-ms", &C::tree_ping_timeout_ms,
             "No traffic this long after a PING closes the probe connection and the link is declared "
             "dead (a silent death is found within ping + this)",
             "ms", R::kRestart, NumberRange{10, 600000}},
+    Setting{"tree-probe-port", &C::tree_probe_port,
+            "Port of the tree probe listener (the TCP endpoint's interface; it answers PINGs only, "
+            "docs/SECURITY.md): fix it where a firewall sits between nodes; 0: any free port",
+            "", R::kRestart, NumberRange{0, 65535}},
     Setting{"tree-retention-events", &C::tree_retention_events,
             "Events kept to replay to agents that missed them during a repair", "",
             R::kRestart},

@@ -22,34 +22,70 @@ ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, std::size_t max_back
 ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   auto& slot = peers_[address];
   if (!slot) {
-    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer),
-                                       zmq::socket_t(context_, zmq::socket_type::dealer),
-                                       zmq::socket_t(context_, zmq::socket_type::pair), {}, {}});
+    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer), {}, {}, {}, {}, {}});
     zmq::socket_t& s = slot->socket;
     s.set(zmq::sockopt::linger, 200);  // let a Leave on shutdown go out
     s.set(zmq::sockopt::sndhwm, 10000);
     s.set(zmq::sockopt::reconnect_ivl, 100);
     s.set(zmq::sockopt::reconnect_ivl_max, 1000);
-    zmq::socket_t& probe = slot->probe;
-    probe.set(zmq::sockopt::linger, 0);
-    probe.set(zmq::sockopt::reconnect_ivl, 100);
-    probe.set(zmq::sockopt::reconnect_ivl_max, 1000);
-    if (ping_.interval.count() > 0) {
-      probe.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(ping_.interval.count()));
-      probe.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(ping_.timeout.count()));
-    }
-    watch(*slot, address);
     try {
       setCurve(s);
-      setCurve(probe);
       s.connect(address);
-      probe.connect(address);
     } catch (const zmq::error_t& e) {
       log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, e.what());
     }
   }
   slot->last_used = std::chrono::steady_clock::now();
   return *slot;
+}
+
+Result<std::string> ZmqTreeTransport::listenForProbes(const std::string& endpoint) {
+  try {
+    probe_context_ = std::make_unique<zmq::context_t>(1);
+    probe_listener_ = zmq::socket_t(*probe_context_, zmq::socket_type::router);
+    probe_listener_.set(zmq::sockopt::linger, 0);
+    // Nothing is sent here (probes carry PINGs only) and nothing is read: a
+    // peer that sends anyway has one message queued, no more. (No
+    // ZMQ_MAXMSGSIZE: libzmq applies it to the PING commands too.)
+    probe_listener_.set(zmq::sockopt::rcvhwm, 1);
+    probe_listener_.bind(endpoint);
+    return probe_listener_.get(zmq::sockopt::last_endpoint);
+  } catch (const zmq::error_t& e) {
+    return unavailable("cannot listen for tree probes on " + endpoint + ": " + e.what());
+  }
+}
+
+void ZmqTreeTransport::learnProbe(const std::string& address, const std::string& probe) {
+  auto it = peers_.find(address);
+  if (it == peers_.end()) return;  // not talked to yet: learnt again from its next message
+  // Without a probe context of our own (PINGs off), or a listener of the
+  // peer's, the probe goes to the peer's address: its close still tells a death.
+  const std::string target = probe.empty() || !probe_context_ ? address : probe;
+  if (it->second->probe_target != target) connectProbe(*it->second, address, target);
+}
+
+void ZmqTreeTransport::connectProbe(Peer& p, const std::string& address, const std::string& target) {
+  const bool own_listener = target != address;
+  zmq::context_t& context = own_listener ? *probe_context_ : context_;
+  p.monitor = zmq::socket_t();  // an earlier probe's, if any
+  p.probe = zmq::socket_t(context, zmq::socket_type::dealer);
+  p.probe_target = target;
+  p.probe.set(zmq::sockopt::linger, 0);
+  p.probe.set(zmq::sockopt::reconnect_ivl, 100);
+  p.probe.set(zmq::sockopt::reconnect_ivl_max, 1000);
+  if (ping_.interval.count() > 0) {
+    p.probe.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(ping_.interval.count()));
+    p.probe.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(ping_.timeout.count()));
+  }
+  watch(context, p, address);
+  try {
+    // The probe listener carries no data and takes no keys; the agent's own
+    // endpoint requires them when Curve is on.
+    if (!own_listener) setCurve(p.probe);
+    p.probe.connect(target);
+  } catch (const zmq::error_t& e) {
+    log_.warn("tree-connect", "cannot connect the probe of tree peer {} to {}: {}", address, target, e.what());
+  }
 }
 
 void ZmqTreeTransport::setCurve(zmq::socket_t& s) {
@@ -60,7 +96,7 @@ void ZmqTreeTransport::setCurve(zmq::socket_t& s) {
 }
 
 // Before connect(), so that no close of the connection goes unreported.
-void ZmqTreeTransport::watch(Peer& p, const std::string& address) {
+void ZmqTreeTransport::watch(zmq::context_t& context, Peer& p, const std::string& address) {
   const std::string endpoint = "inproc://ftb-tree-link-monitor-" +
                                std::to_string(reinterpret_cast<uintptr_t>(this)) + "-" +
                                std::to_string(++monitors_made_);
@@ -69,6 +105,7 @@ void ZmqTreeTransport::watch(Peer& p, const std::string& address) {
               "will find it dead", address, zmq_strerror(zmq_errno()));
     return;
   }
+  p.monitor = zmq::socket_t(context, zmq::socket_type::pair);
   p.monitor.set(zmq::sockopt::linger, 0);
   p.monitor.connect(endpoint);
 }

@@ -9,12 +9,16 @@
 // a probe DEALER that carries no messages, only ZMTP heartbeats (`LinkPing`),
 // with a socket monitor reporting its connection closing. That happens when
 // the peer's kernel sends FIN/RST (its process died) and when libzmq's I/O
-// thread sent a PING and heard nothing back in time (a silent death). PINGs
-// are answered by the peer's I/O thread, not its event loop, so an agent whose
-// loop is starved still answers them; and they travel on a connection of
-// their own because on the data connection they would queue behind event
-// batches that a busy peer has stopped reading (ZeroMQ's backpressure), and a
-// healthy but loaded peer would be declared dead.
+// thread sent a PING and heard nothing back in time (a silent death).
+// With PINGs on, both ends of a probe live in a ZeroMQ context of their own
+// (listenForProbes: a listener on another port, advertised as NodeRef::probe),
+// whose one I/O thread does nothing but PINGs and PONGs. The scheduler runs
+// such a mostly sleeping thread within milliseconds even when the agent's loop
+// and its data I/O thread wait seconds for a core (ftb_tree_bench's load step:
+// 70 busy threads on 2 cores), so a starved but healthy agent still answers,
+// and a stopped or powered-off one does not. On the data connection, or on
+// the data I/O thread, PINGs would wait behind event batches and starve with
+// them: healthy links were declared dead.
 // Threading: the agent's event-loop thread only.
 #pragma once
 
@@ -30,6 +34,7 @@
 #include <zmq.hpp>
 
 #include "agent/rate_limited_log.h"
+#include "client/status.h"
 #include "agent/tree/tree_node.h"
 
 namespace ftb::agent {
@@ -55,6 +60,12 @@ class ZmqTreeTransport : public tree::TreeTransport {
 
   void send(const std::string& to, tree::TreeMessage message) override;
   void forget(const std::string& to) override;
+  // With PINGs on: binds the probe listener (`endpoint`, e.g. tcp://10.0.0.7:0)
+  // in the probe context; returns where it listens. Errors name the endpoint.
+  Result<std::string> listenForProbes(const std::string& endpoint);
+  // A message from the peer at `address` says where it answers PINGs ("" = at
+  // `address`); its probe connects there, once it has been sent to.
+  void learnProbe(const std::string& address, const std::string& probe);
   // Retries backlogs, discards whatever peers sent back on our DEALERs, and
   // closes sockets idle for a while.
   void flush(std::chrono::steady_clock::time_point now);
@@ -71,15 +82,21 @@ class ZmqTreeTransport : public tree::TreeTransport {
     zmq::socket_t socket;   // tree messages
     zmq::socket_t probe;    // no messages: ZMTP PINGs only, watched by `monitor`
     zmq::socket_t monitor;  // PAIR receiving the probe's disconnect events
+    std::string probe_target;  // where `probe` is connected ("" = not yet)
     std::deque<std::string> backlog;
     std::chrono::steady_clock::time_point last_used;
   };
   Peer& peer(const std::string& address);
   bool trySend(Peer& peer, const std::string& frame);
-  void watch(Peer& peer, const std::string& address);
+  void connectProbe(Peer& peer, const std::string& address, const std::string& target);
+  void watch(zmq::context_t& context, Peer& peer, const std::string& address);
   void setCurve(zmq::socket_t& socket);
 
   zmq::context_t& context_;
+  // PINGs on: the probes' own context and listener (declared first: the
+  // sockets in it close before it ends).
+  std::unique_ptr<zmq::context_t> probe_context_;
+  zmq::socket_t probe_listener_;
   std::size_t max_backlog_frames_;
   LinkPing ping_;
   std::optional<CurveClientKeys> curve_;

@@ -67,10 +67,11 @@ void toProto(const tree::NodeRef& node, proto::TreeNodeRef* out) {
   out->set_address(node.address);
   out->set_incarnation(node.incarnation);
   out->set_name(node.name);
+  out->set_probe(node.probe);
 }
 
 tree::NodeRef fromProto(const proto::TreeNodeRef& node) {
-  return {node.address(), node.incarnation(), node.name()};
+  return {node.address(), node.incarnation(), node.name(), node.probe()};
 }
 
 void toProto(const tree::TreeMessage& message, proto::TreeMessage* out) {

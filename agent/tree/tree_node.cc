@@ -494,9 +494,10 @@ Nanos TreeNode::silenceAllowed(const Link& link, bool input_backlog) const {
   // Four times the gap, less three heartbeats: the jitter beyond the heartbeat
   // interval counts four times, and gaps of up to 1.75 heartbeats change nothing.
   const Nanos gap = std::max(link.recent_gap, recent_gap_);
-  Nanos allowed = std::max(config_.link_timeout, 4 * gap - 3 * config_.heartbeat_interval);
+  const Nanos floor = config_.silence_floor > Nanos(0) ? config_.silence_floor : config_.link_timeout;
+  Nanos allowed = std::max(floor, 4 * gap - 3 * config_.heartbeat_interval);
   if (input_backlog) allowed *= kBacklogTimeoutFactor;
-  return std::min(allowed, maxLinkTimeout(config_));
+  return std::min(allowed, std::max(floor, maxLinkTimeout(config_)));
 }
 
 void TreeNode::onPeerDisconnected(const std::string& address, Nanos now) {

@@ -85,7 +85,7 @@ class TreeNode {
   // found.
   //
   // The link timeout adapts to the jitter each link shows (see silenceAllowed):
-  // config.link_timeout is the floor, which holds in a quiet system, and the
+  // config.link_timeout (or config.silence_floor when set) is the floor, which holds in a quiet system, and the
   // allowance grows to 4 x gap - 3 x heartbeat_interval, gap being the longest
   // recent silence between two messages from that peer or any other (any message counts, not only heartbeats),
   // decaying by 1/kJitterFade per heartbeat interval, up to maxLinkTimeout().

@@ -22,6 +22,9 @@ struct NodeRef {
   std::string address;
   uint64_t incarnation = 0;
   std::string name;  // for people: the agent's --name
+  // Where the agent answers liveness PINGs (a listener of its own, served by an
+  // otherwise idle thread); "" = none: peers probe `address`. Not identity.
+  std::string probe;
 
   bool sameNode(const NodeRef& other) const {
     return address == other.address && incarnation == other.incarnation;
@@ -54,6 +57,10 @@ struct TreeConfig {
   uint32_t fan_out = 8;                     // children per agent at most
   Nanos heartbeat_interval = std::chrono::milliseconds(200);
   Nanos link_timeout = std::chrono::milliseconds(800);  // silence that declares a link dead
+  // When the transport finds silent deaths itself (PINGs answered off the
+  // agent's loop), heartbeat silence only finds a wedged or starved agent:
+  // the adaptive allowance then starts from this instead of link_timeout. 0: link_timeout.
+  Nanos silence_floor{0};
   Nanos probe_interval = std::chrono::milliseconds(500);  // roots look for other trees this often
   std::vector<std::string> seeds;           // addresses to join through (self is skipped)
   std::size_t retention_events = 100000;    // kept for replay after a repair

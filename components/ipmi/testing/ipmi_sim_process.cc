@@ -105,7 +105,20 @@ void IpmiSimProcess::start() {
     throw std::runtime_error(binary + " not found: install Debian package openipmi "
                              "(deploy/install-deps.sh)");
   }
-  const int console_port = freePort();
+  for (int attempt = 1;; ++attempt) {
+    // The console port was free when chosen; another process (or one of our
+    // own connection attempts) may take it before ipmi_sim binds it.
+    try {
+      startOn(freePort());
+      return;
+    } catch (const std::runtime_error& e) {
+      if (attempt == 3 || log().find("Address already in use") == std::string::npos) throw;
+    }
+  }
+}
+
+void IpmiSimProcess::startOn(int console_port) {
+  const std::string binary = "/usr/bin/ipmi_sim";
   writeConfig(console_port);
   std::vector<std::string> args = {binary,          "-n", "-c", dir_.path() + "/lan.conf",
                                     "-f",            dir_.path() + "/bmc.emu",

@@ -50,6 +50,7 @@ class IpmiSimProcess {
 
  private:
   void start();
+  void startOn(int console_port);  // start() with the console on that port; throws if it does not come up
   void writeConfig(int console_port);
   std::string readUntilPrompt();
   std::string log() const;

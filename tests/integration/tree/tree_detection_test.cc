@@ -1,11 +1,11 @@
 // How agents find a dead neighbour without waiting for the heartbeat timeout:
 // a process death closes its connections (FIN/RST reach the peer), a silent
 // death (a power cut, here a SIGSTOPped agent: sockets open, nothing answers)
-// fails the ZMTP PINGs of its probe connections (when turned on). Those two tests switch the heartbeat timeout
-// off (10 minutes), so the loss can only come from the connection and the
-// test asserts on that mechanism, not on wall time. The last test runs the
-// agents' defaults: a silent agent is found by the (adaptive) heartbeat
-// timeout and its children re-attach; it prints the detection time.
+// fails the ZMTP PINGs of its probe connections. The first two tests switch
+// the heartbeat timeout off (10 minutes), so the loss can only come from the
+// connection and the test asserts on that mechanism, not on wall time. The
+// last two run the agents' heartbeat defaults: with PINGs (the default) and
+// without (the adaptive heartbeat timeout); they print the detection times.
 #define BOOST_TEST_MODULE tree_detection
 #include <boost/test/unit_test.hpp>
 
@@ -41,6 +41,7 @@ struct Resume {
   pid_t pid;
   ~Resume() { ::kill(pid, SIGCONT); }
 };
+
 
 }  // namespace
 
@@ -79,26 +80,31 @@ BOOST_AUTO_TEST_CASE(a_silent_agent_is_lost_when_its_connections_stop_answering_
   cluster.kill(1);
 }
 
-BOOST_AUTO_TEST_CASE(with_the_defaults_a_stopped_agent_is_lost_and_its_child_reattaches) {
-  // The agents' own heartbeat settings (0: no flag) and no PINGs: the default path.
-  TreeCluster cluster({.agents = 3, .seeds = 1, .fan_out = 1, .heartbeat_ms = 0, .timeout_ms = 0});
+namespace {
+
+// A SIGSTOPped agent under `flags` (with the heartbeat settings the agents
+// default to) is found by `detected_by` (a phrase of the loss events' payload),
+// and its child re-attaches above it; prints the times.
+void stoppedAgentIsLost(const std::vector<std::string>& flags, const std::string& detected_by) {
+  TreeCluster cluster({.agents = 3, .seeds = 1, .fan_out = 1, .heartbeat_ms = 0, .timeout_ms = 0,
+                       .extra_flags = flags});
   const std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
   BOOST_TEST_REQUIRE(cluster.infos()[2]->path_size() == 3, "agent2 is not at the end of the chain");
   const std::string stopped_address = cluster.infos()[1]->self().address();
   EventCollector parent(cluster.agent(0).ipcEndpoint(), "event_space=FTB.AGENT");
   EventCollector child(cluster.agent(2).ipcEndpoint(), "event_space=FTB.AGENT");
-  const auto silent = [](const Event& e, const char* name) {
-    return e.event_name == name && e.payload.find("no heartbeat within the link timeout") != std::string::npos;
+  const auto silent = [&](const Event& e, const char* name) {
+    return e.event_name == name && e.payload.find(detected_by) != std::string::npos;
   };
 
   Resume resume{cluster.agent(1).pid()};
   const auto stopped_at = std::chrono::system_clock::now();
   ::kill(cluster.agent(1).pid(), SIGSTOP);
   const auto child_lost = parent.waitFor([&](const Event& e) { return silent(e, "FTB_AGENT_CHILD_LOST"); }, 20s);
-  BOOST_TEST(child_lost.has_value(), "agent0 did not find the stopped agent1 silent");
+  BOOST_TEST(child_lost.has_value(), "agent0 did not find the stopped agent1 lost (" << detected_by << ")");
   const auto parent_lost = child.waitFor([&](const Event& e) { return silent(e, "FTB_AGENT_PARENT_LOST"); }, 20s);
-  BOOST_TEST(parent_lost.has_value(), "agent2 did not find the stopped agent1 silent");
+  BOOST_TEST(parent_lost.has_value(), "agent2 did not find the stopped agent1 lost (" << detected_by << ")");
   const auto reattached = child.waitFor(
       [&](const Event& e) {
         return e.event_name == "FTB_AGENT_REATTACHED" && e.payload.find(stopped_address) == std::string::npos;
@@ -112,10 +118,33 @@ BOOST_AUTO_TEST_CASE(with_the_defaults_a_stopped_agent_is_lost_and_its_child_rea
                                                          std::chrono::nanoseconds(e->time_nsec));
     return std::chrono::duration<double, std::milli>(t - stopped_at).count();
   };
-  std::printf("SIGSTOP -> CHILD_LOST %.1f ms, PARENT_LOST %.1f ms, REATTACHED %.1f ms\n", ms(child_lost),
-              ms(parent_lost), ms(reattached));
+  std::printf("%s: SIGSTOP -> CHILD_LOST %.1f ms, PARENT_LOST %.1f ms, REATTACHED %.1f ms\n",
+              detected_by.c_str(), ms(child_lost), ms(parent_lost), ms(reattached));
   BOOST_TEST(cluster.infos()[2]->path_size() == 2, "agent2 is not directly below agent0");
   cluster.kill(1);
+}
+
+}  // namespace
+
+// The defaults: PINGs on, to each agent's probe listener (an address of its
+// own, not the one that carries events), so the stopped agent's probe
+// connections close.
+BOOST_AUTO_TEST_CASE(with_the_defaults_a_stopped_agent_is_lost_by_its_pings_and_its_child_reattaches) {
+  {
+    TreeCluster cluster({.agents = 2, .seeds = 1, .fan_out = 1, .heartbeat_ms = 0, .timeout_ms = 0});
+    const std::string problem = cluster.waitForOneTree();
+    BOOST_TEST_REQUIRE(problem.empty(), problem);
+    for (const auto& info : cluster.infos()) {
+      BOOST_TEST(!info->self().probe().empty(), "agent " << info->self().name() << " advertises no probe listener");
+      BOOST_TEST(info->self().probe() != info->self().address());
+    }
+  }
+  stoppedAgentIsLost({}, kByConnection);
+}
+
+// Without PINGs a silent agent is found by the adaptive heartbeat timeout.
+BOOST_AUTO_TEST_CASE(without_pings_a_stopped_agent_is_lost_by_its_heartbeats_and_its_child_reattaches) {
+  stoppedAgentIsLost({"--tree-ping-ms", "0"}, "no heartbeat within the link timeout");
 }
 
 }  // namespace ftb::testing
