@@ -348,3 +348,33 @@ grep -aq "the relaunch path takes over" "$work/RTLATE.log" ||
 await_event RTLATE "FTB_DECISION .*action=restart"
 await_event RTLATE "FTB_JOB_RELAUNCH .*state=relaunched"
 echo "ftb-run --run-through-deadline-ms 20: relaunched in place, $(result RTLATE) in $((SECONDS - t0)) s, bit-exact"
+
+# 3. A second failure during the repair: rank 2 is SIGKILLed as soon as rank 0
+#    reports the first death detected (the spawn takes ~0.2 s more). However
+#    the runtime fares (the repair fails and the run ends, it hangs until the
+#    deadline, or it runs through both), ftb-run must end the job bit-exact.
+kill_rank_on_detection() {  # JOB RANK
+  local job=$1 rank=$2 pid
+  for _ in $(seq 1 6000); do
+    grep -aq "run-through rt-$job-1-r3 rank 0 step detected" "$work/$job.log" 2>/dev/null && break
+    sleep 0.01
+  done
+  for pid in $(pgrep -f '^/src/out/stencil '); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "FTB_JOB_ID=$job" || continue
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank" || continue
+    kill -KILL "$pid" && echo "killed rank $rank (pid $pid) during the repair"
+  done
+}
+t0=$SECONDS
+kill_rank_on_detection RTTWICE 2 >"$work/second-kill.log" 2>&1 &
+killer=$!
+status=$(ftb_run_job RTTWICE --run-through-deadline-ms 5000)
+wait "$killer" || true
+grep -q "killed rank 2" "$work/second-kill.log" ||
+  { cat "$work/second-kill.log" "$work/RTTWICE.log" >&2; fail "rank 2 was not found to kill during the repair"; }
+((status == 0)) || { cat "$work/RTTWICE.log" >&2; fail "ftb-run exited $status after a second failure during the repair"; }
+[[ "$(result RTTWICE)" == "$clean" ]] ||
+  { cat "$work/RTTWICE.log" >&2; fail "after a second failure: '$(result RTTWICE)', not the failure-free '$clean'"; }
+how="ran through both"
+grep -aq "the relaunch path takes over" "$work/RTTWICE.log" && how="relaunched: $(grep -ao 'run-through [^:]*: [^;]*; the relaunch path takes over' "$work/RTTWICE.log" | head -1)"
+echo "second failure during the repair: $how; $(result RTTWICE) in $((SECONDS - t0)) s, bit-exact"

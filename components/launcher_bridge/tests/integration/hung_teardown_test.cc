@@ -1,0 +1,67 @@
+// ftb-run with a real agent and mpirun on this machine (no root): every rank
+// finishes its computation (ftbckpt_finalize publishes FTB_RANK_FINISHED) and
+// then hangs in its teardown, as MPI_Finalize can after a ULFM recovery (Open
+// MPI 5.0.7). Here the rank's process is a shell that runs the stencil and then
+// sleeps: mpirun waits for it. ftb-run ends mpirun --finalize-grace-ms after the
+// last rank finished and reports the job finished (exit 0), instead of waiting
+// for a teardown that never ends.
+#define BOOST_TEST_MODULE launcher_hung_teardown
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+
+#include "components/launcher_bridge/lab/netns_lab.h"
+#include "tests/support/agent_process.h"
+#include "tests/support/event_collector.h"
+#include "tests/support/spawn.h"
+
+using namespace std::chrono_literals;
+using ftb::Event;
+using ftb::testing::runfile;
+
+BOOST_AUTO_TEST_CASE(a_job_whose_ranks_finished_but_whose_teardown_hangs_is_finished) {
+  ftb::testing::AgentProcess agent;
+  ftb::testing::TempDir dir;
+  ftb::testing::EventCollector story(agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
+  setenv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint().c_str(), 1);
+  setenv("OMPI_MCA_pml", "ob1", 1);  // ../shared/notes/slurm-lab.md G6
+  setenv("OMPI_MCA_mtl", "^ofi", 1);
+  setenv("OMPI_MCA_btl", "self,vader", 1);
+  const std::string log = dir.path() + "/ftb-run.log";
+  const auto started = std::chrono::steady_clock::now();
+  pid_t pid = ftb::testing::spawn(
+      {runfile("components/launcher_bridge/ftb-run"), "--job", "HUNG", "--nodes", "localhost", "--spares",
+       "127.0.0.1", "--ranks-per-node", "2", "--state-dir", dir.path() + "/state", "--finalize-grace-ms", "500",
+       "--", "/bin/sh", "-c", "\"$0\" \"$@\" && exec sleep 600", runfile("components/mpi_bridge/examples/stencil"),
+       "--iterations", "40"},
+      log);
+  auto code = ftb::launcher::lab::waitExit(pid, 60000);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!code) ::kill(pid, SIGKILL);
+  BOOST_REQUIRE_MESSAGE(code.has_value(), "ftb-run still waits for the hung teardown after 60 s:\n" << text);
+  BOOST_REQUIRE_MESSAGE(*code == 0, "ftb-run exited " << *code << ":\n" << text);
+  BOOST_TEST(text.find("RESULT iterations=40") != std::string::npos, text);
+  BOOST_TEST(text.find("after every rank finished") != std::string::npos, text);
+  for (int rank : {0, 1}) {
+    BOOST_TEST(story.waitFor(
+                   [&](const Event& e) {
+                     return e.event_name == "FTB_RANK_FINISHED" && e.tags.count("rank") &&
+                            e.tags.at("rank") == std::to_string(rank) && e.tags.at("exit_code") == "0";
+                   },
+                   5s)
+                   .has_value(),
+               "no FTB_RANK_FINISHED of rank " << rank);
+  }
+  BOOST_TEST(story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_STATE" && e.tags.count("state") &&
+                                                       e.tags.at("state") == "finished"; },
+                           5s)
+                 .has_value());
+  BOOST_TEST(!story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_RELAUNCH"; }, 0ms));
+  std::printf("finished %.1f s after start\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
