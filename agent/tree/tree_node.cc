@@ -351,7 +351,12 @@ void TreeNode::attachTo(const NodeRef& parent, const JoinReply& reply, Nanos now
   candidates_.clear();
   not_ready_counts_.clear();
   replayTo(link, reply.seen, join_window_, nullptr, now);
-  propagateInterest(parent.address, reply.seen, join_window_, now);
+  // The join request carried our side's interest as it was when sent; what
+  // grew since (a child attached or subscribed meanwhile) reaches the parent
+  // here, or its events would never be routed to us.
+  const Nanos window = std::max(join_window_, unsent_interest_window_);
+  unsent_interest_window_ = Nanos(0);
+  propagateInterest("", reply.seen, window, now);
 
   TopologyChange change{TopologyChange::Kind::kJoined, parent, Nanos(0), ""};
   if (merging_) {

@@ -258,6 +258,10 @@ class TreeNode {
   Interest join_interest_;
   std::optional<Nanos> orphaned_at_;
   Nanos join_window_{0};  // replay window of the join under way
+  // Our side's interest changed while no parent link existed to tell (joining
+  // or merging): the largest replay window those changes asked for. The new
+  // parent hears the change, with this window, as soon as it accepts us.
+  Nanos unsent_interest_window_{0};
   NodeRef lost_parent_;
   std::map<std::string, std::pair<NodeRef, Nanos>> dead_;  // address -> (node, forget after)
   std::map<std::string, int> not_ready_counts_;  // "not ready" answers per candidate

@@ -37,6 +37,9 @@ void TreeNode::setLocalInterest(Interest interest, Nanos now) {
 
 void TreeNode::propagateInterest(const std::string& except, const SeenVector& their_seen,
                                  Nanos replay_window, Nanos /*now*/) {
+  if (links_.count(parent_address_) == 0) {
+    unsent_interest_window_ = std::max(unsent_interest_window_, replay_window);
+  }
   for (auto& [address, link] : links_) {
     if (address == except) continue;
     Interest ours = interestFor(address);
