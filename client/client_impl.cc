@@ -316,7 +316,10 @@ Status ClientImpl::disconnect(milliseconds timeout) {
   // The I/O thread's last frame (the Goodbye) may still wait in ZeroMQ's
   // queue: closing the context writes it out (the socket's linger bounds the
   // wait), so a process that exits right after disconnect() is not taken for
-  // dead and its last will stays unpublished.
+  // dead and its last will stays unpublished. The context waits for every
+  // socket, so any the I/O thread left open (it failed to connect) go first.
+  monitor_.reset();
+  socket_.reset();
   context_.close();
   dispatch_cv_.notify_all();
   if (dispatch_thread_.joinable()) {
