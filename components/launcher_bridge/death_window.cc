@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "components/launcher_bridge/lists.h"
 #include "components/launcher_bridge/policy.h"
 
 namespace ftb::launcher {
@@ -55,9 +56,7 @@ std::optional<Event> DeathWindow::settle(const std::set<std::string>& job_nodes,
       return std::pair(a.time_sec, a.time_nsec) < std::pair(b.time_sec, b.time_nsec);
     });
   }
-  std::string list;
-  for (const auto& n : quiet) list += (list.empty() ? "" : ",") + n;
-  *why = std::to_string(deaths.size()) + " ranks' deaths announced, none from node(s) " + list + " within " +
+  *why = std::to_string(deaths.size()) + " ranks' deaths announced, none from node(s) " + joinList(quiet) + " within " +
          std::to_string(settle_.count()) +
          " ms: their agent may have died with them (a dead node); left to the job's exit and the agents";
   return std::nullopt;

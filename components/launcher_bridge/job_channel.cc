@@ -27,7 +27,14 @@ std::string_view jobStateEventName(std::string_view state) {
 }
 
 Result<std::unique_ptr<JobChannel>> JobChannel::open(const std::string& job_id, const std::string& agent,
-                                                     const std::vector<std::string>& filters) {
+                                                     const std::vector<std::string>& filters,
+                                                     const std::string& replay_since) {
+  std::optional<HistoryReplay> history;
+  if (!replay_since.empty()) {
+    auto since = EventId::parse(replay_since);
+    if (!since.ok()) return invalidArgument("replay since '" + replay_since + "': " + since.status().message());
+    history = HistoryReplay{.since = *since};
+  }
   std::unique_ptr<JobChannel> ch(new JobChannel());
   ch->job_id_ = job_id;
   auto jl = Client::connect({.event_space = "FTB.JL." + job_id, .client_name = "ftb-run", .job_id = job_id,
@@ -42,8 +49,9 @@ Result<std::unique_ptr<JobChannel>> JobChannel::open(const std::string& job_id, 
   if (Status s = ch->nla_->declare({{"FTB_NLA_STATE", Severity::kInfo}}); !s.ok()) return s;
   for (const auto& filter : filters) {
     JobChannel* self = ch.get();
-    auto sub = ch->jl_->subscribe(
-        {.filter = filter, .callback = [self](const Notification& n) { self->onNotification(n); }});
+    auto sub = ch->jl_->subscribe({.filter = filter,
+                                   .callback = [self](const Notification& n) { self->onNotification(n); },
+                                   .history = history});
     if (!sub.ok()) return invalidArgument("subscription '" + filter + "': " + sub.status().message());
   }
   return ch;

@@ -28,8 +28,11 @@ class JobChannel {
  public:
   // Connects both clients and subscribes to every filter (each one's
   // deliveries go into the one queue; an event matching several is seen once).
+  // `replay_since`: an event id (an adopter's journal); what matched and
+  // arrived at the agent after it comes first, from the agent's history.
   static Result<std::unique_ptr<JobChannel>> open(const std::string& job_id, const std::string& agent,
-                                                  const std::vector<std::string>& filters);
+                                                  const std::vector<std::string>& filters,
+                                                  const std::string& replay_since = "");
   ~JobChannel();
 
   // A launcher event in FTB.JL.<job>: `text`, then the tags as key=value.

@@ -11,7 +11,38 @@
 #include <sstream>
 #include <type_traits>
 
+#include "client/event_codec.h"
+
 namespace ftb::launcher {
+namespace {
+
+std::string willToHex(const Event& will) {
+  proto::Event wire;
+  toProto(will, &wire);
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : wire.SerializeAsString()) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+std::optional<Event> willFromHex(const std::string& hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  std::string bytes;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int high = digit(hex[i]), low = digit(hex[i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    bytes += static_cast<char>(high * 16 + low);
+  }
+  proto::Event wire;
+  if (!wire.ParseFromString(bytes)) return std::nullopt;
+  return fromProto(wire);
+}
+
+}  // namespace
 
 std::string jobRecordPath(const std::string& dir, const std::string& job_id) { return dir + "/" + job_id + ".job"; }
 
@@ -41,6 +72,15 @@ Status saveJobRecord(const std::string& path, const JobRecord& r) {
   if (!r.exit_file.empty()) line("exit_file", r.exit_file);
   line("computing", r.computing ? "1" : "0");
   for (const auto& t : r.table) line("table", t);
+  if (!r.last_event.empty()) line("last_event", r.last_event);
+  if (r.repair_until_ms > 0) {
+    line("repair_until_ms", std::to_string(r.repair_until_ms));
+    line("repair_corr", r.repair_corr);
+    if (r.repair_will) line("repair_will", willToHex(*r.repair_will));
+  }
+  for (const auto& [rank, at] : r.run_through_done) {
+    line("run_through_done", std::to_string(rank) + " " + std::to_string(at.first) + " " + std::to_string(at.second));
+  }
   if (!bad.empty()) return invalidArgument("job record field '" + bad + "' holds a newline");
 
   const std::string tmp = path + ".tmp";
@@ -97,6 +137,22 @@ Result<JobRecord> loadJobRecord(const std::string& path) {
     else if (key == "exit_file") r.exit_file = value;
     else if (key == "computing") r.computing = value == "1";
     else if (key == "table") r.table.push_back(value);
+    else if (key == "last_event") r.last_event = value;
+    else if (key == "repair_until_ms") { if (Status s = number_of(&r.repair_until_ms); !s.ok()) return s; }
+    else if (key == "repair_corr") r.repair_corr = value;
+    else if (key == "repair_will") {
+      r.repair_will = willFromHex(value);
+      if (!r.repair_will) return invalidArgument(path + ":" + std::to_string(number) + ": repair_will is not an event");
+    } else if (key == "run_through_done") {
+      std::istringstream words(value);
+      int rank = -1;
+      int64_t sec = -1, nsec = -1;
+      if (!(words >> rank >> sec >> nsec) || rank < 0 || sec < 0 || nsec < 0) {
+        return invalidArgument(path + ":" + std::to_string(number) + ": run_through_done '" + value +
+                               "' is not 'rank seconds nanoseconds'");
+      }
+      r.run_through_done[rank] = {sec, nsec};
+    }
     else return invalidArgument(path + ":" + std::to_string(number) + ": unknown key '" + key + "'");
   }
   if (r.job_id.empty() || r.program.empty() || r.nodes.empty()) {

@@ -5,13 +5,18 @@
 // JOB` needs to start it again from its durable (flushed) checkpoint.
 //
 // Stored as a small text file, one `key=value` per line (a list repeats its
-// key), written to a temporary file, synced and renamed into place, so a
+// key; the held will is its wire form in hex), written to a temporary file, synced and renamed into place, so a
 // reader sees the old record or the new one, never half of one.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "client/event.h"
 #include "client/status.h"
 
 namespace ftb::launcher {
@@ -39,6 +44,17 @@ struct JobRecord {
   std::string exit_file;    // where the keeper writes mpirun's exit code
   bool computing = false;   // every rank computes (not restoring)
   std::vector<std::string> table;  // one node per entry: "name STATE ranks" (ranks "0,1" or "-")
+  // The id of the last event handled: an adopting ftb-run replays, from the
+  // agent's history, what arrived after it (what no ftb-run saw meanwhile).
+  std::string last_event;
+  // A run-through recovery under way (--run-through): an adopting ftb-run
+  // holds on where this one left off.
+  long repair_until_ms = 0;         // the hold's deadline, ms since the epoch; 0: none under way
+  std::string repair_corr;          // the runtime's correlation id; "" before its first step
+  std::optional<Event> repair_will; // the held last will: the rules' trigger if the repair fails
+  // Ranks run through in this run -> the publish time (s, ns) of their
+  // recovery's `computing`: their last wills published before it are old news.
+  std::map<int, std::pair<int64_t, int64_t>> run_through_done;
 };
 
 // `dir`/<job>.job

@@ -12,12 +12,6 @@ namespace ftb::launcher {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-std::string rankList(const std::vector<int>& ranks) {
-  std::string out;
-  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
-  return out;
-}
-
 namespace {
 std::string tag(const Event& e, const std::string& key) {
   auto it = e.tags.find(key);
@@ -25,6 +19,17 @@ std::string tag(const Event& e, const std::string& key) {
 }
 
 std::pair<int64_t, int64_t> publishTime(const Event& e) { return {e.time_sec, e.time_nsec}; }
+
+// A deadline in the journal is wall-clock time: the steady clock is per boot.
+long toEpochMs(steady_clock::time_point t) {
+  const auto wall = std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                                           t - steady_clock::now());
+  return static_cast<long>(std::chrono::duration_cast<milliseconds>(wall.time_since_epoch()).count());
+}
+steady_clock::time_point fromEpochMs(long ms) {
+  const auto now_ms = std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+  return steady_clock::now() + milliseconds(ms) - now_ms;
+}
 }  // namespace
 
 Launcher::Launcher(LauncherOptions options, JobChannel& channel, Policy& policy, NodeTable& table,
@@ -136,6 +141,16 @@ Status Launcher::adoptJob() {
   launch_corr_ = journal.corr;
   restoreHistory(journal);
   computing_ = journal.computing;
+  run_through_done_ = journal.run_through_done;
+  last_event_ = journal.last_event;
+  if (journal.repair_until_ms > 0) {
+    // A run-through was under way: hold on until its old deadline. What the
+    // runtime published meanwhile comes back from the agent's history.
+    run_through_ = PendingRunThrough{.corr = journal.repair_corr, .will = journal.repair_will,
+                                     .deadline = fromEpochMs(journal.repair_until_ms)};
+    spdlog::warn("adopted during a run-through recovery{}{}: holding on until its deadline",
+                 journal.repair_corr.empty() ? "" : " ", journal.repair_corr);
+  }
   publishNodeStates(launch_corr_);
   saveJournal("running");
   jobState("adopted", launch_corr_, " (mpirun under keeper pid " + std::to_string(journal.keeper_pid) + ")");
@@ -162,6 +177,13 @@ JobRecord Launcher::journalRecord(const std::string& state) const {
     record.exit_file = exitFile();
     record.computing = computing_;
     record.table = table_.describe();
+    record.last_event = last_event_;
+    record.run_through_done = run_through_done_;
+    if (run_through_) {
+      record.repair_until_ms = toEpochMs(run_through_->deadline);
+      record.repair_corr = run_through_->corr;
+      record.repair_will = run_through_->will;
+    }
   }
   return record;
 }
@@ -239,7 +261,10 @@ bool Launcher::pump(milliseconds timeout) {
     timeout = std::max(timeout, milliseconds(0));
   }
   std::optional<Event> event = channel_.next(timeout);
-  if (event) handle(*event);
+  if (event) {
+    if (!event->id.host.empty()) last_event_ = event->id.toString();  // journaled with what it changes
+    handle(*event);
+  }
   std::set<std::string> job_nodes;
   if (deaths_.open()) {
     for (const auto& node : table_.nodes()) {
@@ -401,7 +426,10 @@ void Launcher::holdForRunThrough(const Event& event) {
                  options_.run_through_deadline_ms);
   }
   if (will) {
-    if (!run_through_->will) run_through_->will = event;
+    if (!run_through_->will) {
+      run_through_->will = event;
+      saveJournal("running");  // an adopting ftb-run holds on (adoptJob)
+    }
     return;
   }
   const std::string step = tag(event, "step");
@@ -411,6 +439,7 @@ void Launcher::holdForRunThrough(const Event& event) {
     // The runtime's correlation id names the whole recovery: ftb-run's
     // decision to let it run carries it too.
     run_through_->corr = corr;
+    saveJournal("running");
     const std::string node = run_through_->will ? Policy::nodeOf(*run_through_->will) : "";
     const std::string trigger = run_through_->will ? kProcsDead : "FTB_RUN_THROUGH";
     (void)channel_.publish("FTB_DECISION", trigger + " -> run-through",
@@ -422,25 +451,19 @@ void Launcher::holdForRunThrough(const Event& event) {
     // The runtime places a replacement where its rank ran unless it was given
     // spares (FTBCKPT_SPARE_NODES, which ftb-run does not pass): ftb-run's
     // table, and so a later relaunch, keep the ranks where they were.
-    const std::string nodes = tag(event, "nodes");
-    std::stringstream lost(ranks), where(nodes);
-    for (std::string r, n; std::getline(lost, r, ',') && std::getline(where, n, ',');) {
-      const NodeInfo* was = nullptr;
-      for (const auto& info : table_.nodes()) {
-        if (std::find(info.ranks.begin(), info.ranks.end(), std::atoi(r.c_str())) != info.ranks.end()) was = &info;
-      }
-      if (was && was->name != n) {
-        spdlog::warn("run-through {}: rank {} replaced on {}, not on {} (ftb-run's table keeps it on {})", corr, r,
-                     n, was->name, was->name);
+    const std::vector<std::string> lost = splitList(ranks), where = splitList(tag(event, "nodes"));
+    const std::vector<std::string> was = splitList(table_.nodeMap());  // node of each rank
+    for (std::size_t i = 0; i < lost.size() && i < where.size(); ++i) {
+      const auto rank = static_cast<std::size_t>(std::atoi(lost[i].c_str()));
+      if (rank < was.size() && was[rank] != where[i]) {
+        spdlog::warn("run-through {}: rank {} replaced on {}, not on {} (ftb-run's table keeps it on {})", corr,
+                     lost[i], where[i], was[rank], was[rank]);
       }
     }
   }
   if (step == "computing") {
     ++process_failures_;
-    std::stringstream lost(ranks);
-    for (std::string r; std::getline(lost, r, ',');) {
-      run_through_done_[std::atoi(r.c_str())] = publishTime(event);
-    }
+    for (const std::string& r : splitList(ranks)) run_through_done_[std::atoi(r.c_str())] = publishTime(event);
     run_through_.reset();
     computing_ = true;
     saveJournal("running");
@@ -489,8 +512,7 @@ void Launcher::finishCheckpoint(bool timed_out) {
   checkpoint_.reset();
   const auto ms = std::chrono::duration_cast<milliseconds>(steady_clock::now() - c.started).count();
   const bool ok = !timed_out && c.failures.empty() && static_cast<int>(c.done.size()) == table_.rankCount();
-  std::string failures;
-  for (const auto& f : c.failures) failures += (failures.empty() ? "" : ",") + f;
+  const std::string failures = joinList(c.failures);
   Tags tags{{"corr", c.corr}, {"ok", ok ? "1" : "0"}, {"ranks_done", std::to_string(c.done.size())},
             {"ranks_total", std::to_string(table_.rankCount())}, {"ms", std::to_string(ms)}};
   if (!failures.empty()) tags["failed"] = failures;

@@ -20,6 +20,7 @@
 #include "components/launcher_bridge/death_window.h"
 #include "components/launcher_bridge/job_channel.h"
 #include "components/launcher_bridge/job_record.h"
+#include "components/launcher_bridge/lists.h"
 #include "components/launcher_bridge/mpi_job.h"
 #include "components/launcher_bridge/node_admin.h"
 #include "components/launcher_bridge/node_table.h"
@@ -172,6 +173,7 @@ class Launcher {
   // Ranks run through in this run -> the publish time of their `computing`:
   // their wills published before it were that recovery's.
   std::map<int, std::pair<int64_t, int64_t>> run_through_done_;
+  std::string last_event_;  // id of the last event handled (journaled: an adopter replays what came after)
   std::vector<Event> agent_losses_;  // FTB.AGENT events seen while the job ran
   DeathWindow deaths_{std::chrono::milliseconds(options_.death_settle_ms)};
   bool computing_ = false;   // the ranks run (first launch, or every rank restored)
@@ -183,8 +185,5 @@ class Launcher {
   std::future<Result<std::vector<std::string>>> grow_;  // a request for nodes under way
   int grows_ = 0;
 };
-
-// A Tags value for a rank list: "2,3".
-std::string rankList(const std::vector<int>& ranks);
 
 }  // namespace ftb::launcher

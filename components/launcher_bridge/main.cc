@@ -23,15 +23,6 @@
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, sep);) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 std::string selfPath() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -164,17 +155,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.job_id = resume_job;
-    if (nodes.empty()) nodes = [&] {
-      std::string joined;
-      for (const auto& n : record->nodes) joined += (joined.empty() ? "" : ",") + n;
-      return joined;
-    }();
-    if (spares.empty()) {
-      for (const auto& n : record->spares) spares += (spares.empty() ? "" : ",") + n;
-    }
+    if (nodes.empty()) nodes = joinList(record->nodes);
+    if (spares.empty()) spares = joinList(record->spares);
     // The same rank count on any node count that divides it.
     const int ranks = static_cast<int>(record->nodes.size()) * record->ranks_per_node;
-    const int node_count = static_cast<int>(split(nodes, ',').size());
+    const int node_count = static_cast<int>(splitList(nodes).size());
     if (node_count == 0 || ranks % node_count != 0) {
       std::cerr << "ftb-run: job " << resume_job << " has " << ranks << " ranks: give --nodes a count that divides it\n";
       return 2;
@@ -226,15 +211,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool in_slurm = std::getenv("SLURM_JOB_NODELIST") != nullptr;
-  std::vector<std::string> node_list = split(nodes, ',');
-  std::vector<std::string> spare_list = split(spares, ',');
+  std::vector<std::string> node_list = splitList(nodes);
+  std::vector<std::string> spare_list = splitList(spares);
   if (node_list.empty() && in_slurm) {
     auto hosts = runProgram({"scontrol", "show", "hostnames", std::getenv("SLURM_JOB_NODELIST")});
     if (!hosts.ok()) {
       std::cerr << "ftb-run: reading the Slurm allocation: " << hosts.status().message() << "\n";
       return 2;
     }
-    node_list = split(*hosts, '\n');
+    node_list = splitList(*hosts, '\n');
     for (int i = 0; i < spare_count && node_list.size() > 1; ++i) {
       spare_list.insert(spare_list.begin(), node_list.back());
       node_list.pop_back();
@@ -270,7 +255,9 @@ int main(int argc, char** argv) {
   options.job.program = {selfPath(), "--rank-exec", "--"};
   options.job.program.insert(options.job.program.end(), program.begin(), program.end());
 
-  auto channel = JobChannel::open(options.job_id, agent, subscriptions(*rules, options.runtime_space, options.job_id));
+  // An adopter first catches up on what no ftb-run saw since its journal was written.
+  auto channel = JobChannel::open(options.job_id, agent, subscriptions(*rules, options.runtime_space, options.job_id),
+                                  options.adopt ? options.adopt->last_event : "");
   if (!channel.ok()) {
     std::cerr << "ftb-run: cannot reach the ftb-agent: " << channel.status().toString() << "\n";
     return 1;

@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "components/launcher_bridge/lists.h"
+
 namespace ftb::launcher {
 
 std::string_view nodeStateName(NodeState state) {
@@ -42,8 +44,7 @@ Result<NodeTable> NodeTable::create(const std::vector<std::string>& nodes,
 std::vector<std::string> NodeTable::describe() const {
   std::vector<std::string> lines;
   for (const auto& node : nodes_) {
-    std::string ranks;
-    for (int r : node.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    const std::string ranks = rankList(node.ranks);
     lines.push_back(node.name + " " + std::string(nodeStateName(node.state)) + " " + (ranks.empty() ? "-" : ranks));
   }
   return lines;
@@ -210,11 +211,9 @@ std::string NodeTable::rankHosts() const {
 }
 
 std::string NodeTable::nodeMap() const {
-  std::string out;
-  for (const NodeInfo* n : inRankOrder(nodes_)) {
-    for (std::size_t i = 0; i < n->ranks.size(); ++i) out += (out.empty() ? "" : ",") + n->name;
-  }
-  return out;
+  std::vector<std::string> names;
+  for (const NodeInfo* n : inRankOrder(nodes_)) names.insert(names.end(), n->ranks.size(), n->name);
+  return joinList(names);
 }
 
 }  // namespace ftb::launcher

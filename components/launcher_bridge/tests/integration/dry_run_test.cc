@@ -10,49 +10,35 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 
-#include "components/launcher_bridge/lab/netns_lab.h"
-#include "tests/support/agent_process.h"
+#include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "tests/support/event_collector.h"
-#include "tests/support/spawn.h"
 #include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
 using ftb::Event;
+using ftb::launcher::testing::FtbRunFixture;
+using ftb::launcher::testing::tag;
 using ftb::testing::runfile;
 
-namespace {
-std::string tag(const Event& e, const std::string& key) {
-  auto it = e.tags.find(key);
-  return it == e.tags.end() ? "" : it->second;
-}
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(a_dry_run_only_publishes_its_decisions) {
-  ftb::testing::AgentProcess agent;
-  ftb::testing::TempDir dir;
-  ftb::testing::EventCollector story(agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
-  setenv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint().c_str(), 1);
-  setenv("OMPI_MCA_pml", "ob1", 1);  // ../shared/notes/slurm-lab.md G6
-  setenv("OMPI_MCA_mtl", "^ofi", 1);
-  setenv("OMPI_MCA_btl", "self,vader", 1);
-  const std::string log = dir.path() + "/ftb-run.log";
-  pid_t pid = ftb::testing::spawn(
-      {runfile("components/launcher_bridge/ftb-run"), "--job", "DRY", "--dry-run", "--nodes", "localhost",
+  FtbRunFixture run;
+  ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
+  pid_t pid = run.start(
+      {"--job", "DRY", "--dry-run", "--nodes", "localhost",
        "--spares", "127.0.0.1", "--ranks-per-node", "2",
        // Passed to mpirun as given, and the program's own options after "--" stay its own.
        "--mpirun-arg=-x", "--mpirun-arg=FTBCKPT_SCHEDULE=auto:L1", "--mpirun-arg=-x", "--mpirun-arg=FTBCKPT_MTBF=3600",
        "--", runfile("components/mpi_bridge/examples/stencil"),
        "--iterations", "150", "--iteration-ms", "20"},
-      log);
+      "ftb-run.log");
   BOOST_REQUIRE(story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_STATE"; }, 20s));
 
   // The ranks got the variable: rank 0 tells the schedule it set.
   BOOST_REQUIRE(story.waitFor(
       [](const Event& e) { return e.event_name == "FTB_CKPT_SCHEDULE" && tag(e, "level") == "L1"; }, 60s));
 
-  auto hw = ftb::testing::connectOrFail(agent.ipcEndpoint(), "FTB.IPMI.MONITOR", "fake-bmc-monitor");
+  auto hw = ftb::testing::connectOrFail(run.agent.ipcEndpoint(), "FTB.IPMI.MONITOR", "fake-bmc-monitor");
   BOOST_REQUIRE(hw->declare({{"FTB_IPMI_FANFAIL", ftb::Severity::kError}}).ok());
   BOOST_REQUIRE(hw->publish("FTB_IPMI_FANFAIL", "localhost node=localhost sensor=FAN1").ok());
 
@@ -63,9 +49,8 @@ BOOST_AUTO_TEST_CASE(a_dry_run_only_publishes_its_decisions) {
   BOOST_TEST(tag(*decision, "node") == "localhost");
   BOOST_TEST(tag(*decision, "target") == "127.0.0.1");
 
-  auto code = ftb::launcher::lab::waitExit(pid, 120000);
-  std::ifstream in(log);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto code = run.waitExit(pid, 120000);
+  const std::string text = run.log("ftb-run.log");
   BOOST_REQUIRE_MESSAGE(code && *code == 0, "ftb-run: " << (code ? *code : -1) << "\n" << text);
   BOOST_TEST(text.find("RESULT iterations=150") != std::string::npos, text);
   for (const char* acted : {"FTB_MIGRATE", "FTB_MIGRATE_IPT", "FTB_CHECKPOINT"}) {

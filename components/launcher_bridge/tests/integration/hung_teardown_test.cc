@@ -12,36 +12,27 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 
-#include "components/launcher_bridge/lab/netns_lab.h"
-#include "tests/support/agent_process.h"
+#include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "tests/support/event_collector.h"
-#include "tests/support/spawn.h"
 
 using namespace std::chrono_literals;
 using ftb::Event;
+using ftb::launcher::testing::FtbRunFixture;
+using ftb::launcher::testing::tag;
 using ftb::testing::runfile;
 
 BOOST_AUTO_TEST_CASE(a_job_whose_ranks_finished_but_whose_teardown_hangs_is_finished) {
-  ftb::testing::AgentProcess agent;
-  ftb::testing::TempDir dir;
-  ftb::testing::EventCollector story(agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
-  setenv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint().c_str(), 1);
-  setenv("OMPI_MCA_pml", "ob1", 1);  // ../shared/notes/slurm-lab.md G6
-  setenv("OMPI_MCA_mtl", "^ofi", 1);
-  setenv("OMPI_MCA_btl", "self,vader", 1);
-  const std::string log = dir.path() + "/ftb-run.log";
+  FtbRunFixture run;
+  ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
   const auto started = std::chrono::steady_clock::now();
-  pid_t pid = ftb::testing::spawn(
-      {runfile("components/launcher_bridge/ftb-run"), "--job", "HUNG", "--nodes", "localhost", "--spares",
-       "127.0.0.1", "--ranks-per-node", "2", "--state-dir", dir.path() + "/state", "--finalize-grace-ms", "500",
-       "--", "/bin/sh", "-c", "\"$0\" \"$@\" && exec sleep 600", runfile("components/mpi_bridge/examples/stencil"),
-       "--iterations", "40"},
-      log);
-  auto code = ftb::launcher::lab::waitExit(pid, 60000);
-  std::ifstream in(log);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  pid_t pid = run.start(
+      {"--job", "HUNG", "--nodes", "localhost", "--spares", "127.0.0.1", "--ranks-per-node", "2",
+       "--finalize-grace-ms", "500", "--", "/bin/sh", "-c", "\"$0\" \"$@\" && exec sleep 600",
+       runfile("components/mpi_bridge/examples/stencil"), "--iterations", "40"},
+      "ftb-run.log");
+  auto code = run.waitExit(pid, 60000);
+  const std::string text = run.log("ftb-run.log");
   if (!code) ::kill(pid, SIGKILL);
   BOOST_REQUIRE_MESSAGE(code.has_value(), "ftb-run still waits for the hung teardown after 60 s:\n" << text);
   BOOST_REQUIRE_MESSAGE(*code == 0, "ftb-run exited " << *code << ":\n" << text);
@@ -50,17 +41,15 @@ BOOST_AUTO_TEST_CASE(a_job_whose_ranks_finished_but_whose_teardown_hangs_is_fini
   for (int rank : {0, 1}) {
     BOOST_TEST(story.waitFor(
                    [&](const Event& e) {
-                     return e.event_name == "FTB_RANK_FINISHED" && e.tags.count("rank") &&
-                            e.tags.at("rank") == std::to_string(rank) && e.tags.at("exit_code") == "0";
+                     return e.event_name == "FTB_RANK_FINISHED" && tag(e, "rank") == std::to_string(rank) &&
+                            tag(e, "exit_code") == "0";
                    },
                    5s)
                    .has_value(),
                "no FTB_RANK_FINISHED of rank " << rank);
   }
-  BOOST_TEST(story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_STATE" && e.tags.count("state") &&
-                                                       e.tags.at("state") == "finished"; },
-                           5s)
-                 .has_value());
+  const auto finished = [](const Event& e) { return e.event_name == "FTB_JOB_STATE" && tag(e, "state") == "finished"; };
+  BOOST_TEST(story.waitFor(finished, 5s).has_value());
   BOOST_TEST(!story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_RELAUNCH"; }, 0ms));
   std::printf("finished %.1f s after start\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());

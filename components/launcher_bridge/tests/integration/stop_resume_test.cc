@@ -12,61 +12,36 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
-#include "components/launcher_bridge/lab/netns_lab.h"
+#include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "components/mpi_bridge/testing/connected_ranks.h"
-#include "tests/support/agent_process.h"
 #include "tests/support/event_collector.h"
-#include "tests/support/spawn.h"
-#include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
 using ftb::Event;
+using ftb::launcher::testing::FtbRunFixture;
+using ftb::launcher::testing::tag;
 using ftb::testing::runfile;
 
 namespace {
-
-std::string tag(const Event& e, const std::string& key) {
-  auto it = e.tags.find(key);
-  return it == e.tags.end() ? "" : it->second;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 std::string resultLine(const std::string& log) {
   const auto at = log.find("RESULT ");
   return at == std::string::npos ? "" : log.substr(at, log.find('\n', at) - at);
 }
 
-struct Setup {
+// The ranks flush their L5 checkpoints into the test directory.
+struct Setup : FtbRunFixture {
   Setup() {
-    setenv("FTB_AGENT_ENDPOINT", agent.ipcEndpoint().c_str(), 1);
-    setenv("OMPI_MCA_pml", "ob1", 1);  // ../shared/notes/slurm-lab.md G6
-    setenv("OMPI_MCA_mtl", "^ofi", 1);
-    setenv("OMPI_MCA_btl", "self,vader", 1);
     setenv("FTBCKPT_FLUSH_DIR", (dir.path() + "/flush").c_str(), 1);
     std::filesystem::create_directories(dir.path() + "/flush");
   }
-  // ftb-run with `args`, its output in `log` under the test directory; its exit code.
-  pid_t start(const std::vector<std::string>& args, const std::string& log) {
-    std::vector<std::string> argv{runfile("components/launcher_bridge/ftb-run"), "--state-dir", dir.path() + "/state"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return ftb::testing::spawn(argv, dir.path() + "/" + log);
-  }
-  int finish(pid_t pid, const std::string& log) {
-    auto code = ftb::launcher::lab::waitExit(pid, 180000);
-    BOOST_TEST_INFO(log << ":\n" << readFile(dir.path() + "/" + log));
+  int finish(pid_t pid, const std::string& name) {
+    auto code = waitExit(pid, 180000);
+    BOOST_TEST_INFO(name << ":\n" << log(name));
     BOOST_REQUIRE(code);
     return *code;
   }
-  std::string log(const std::string& name) { return readFile(dir.path() + "/" + name); }
-
-  ftb::testing::AgentProcess agent;
-  ftb::testing::TempDir dir;
 };
 
 const std::vector<std::string> kProgram = {"--", runfile("components/mpi_bridge/examples/stencil"), "--iterations",
@@ -108,7 +83,7 @@ BOOST_AUTO_TEST_CASE(a_stopped_job_resumes_elsewhere_from_its_flushed_checkpoint
   BOOST_TEST(tag(*request, "level") == "L5");
   auto stopped = story.waitFor([](const Event& e) { return tag(e, "state") == "stopped"; }, 5s);
   BOOST_REQUIRE(stopped);
-  const std::string record = readFile(s.dir.path() + "/state/SR.job");
+  const std::string record = s.log("state/SR.job");
   BOOST_TEST(record.find("state=stopped") != std::string::npos, record);
   BOOST_TEST(record.find("node=localhost") != std::string::npos, record);
 
@@ -135,6 +110,6 @@ BOOST_AUTO_TEST_CASE(a_stop_without_a_flush_directory_is_refused_and_the_job_fin
   BOOST_REQUIRE_EQUAL(s.finish(run, "run.log"), 0);
   BOOST_TEST(!resultLine(s.log("run.log")).empty(), "the job must have run to its end");
   // Its journal says it finished: there is nothing to resume.
-  const std::string record = readFile(s.dir.path() + "/state/NOFLUSH.job");
+  const std::string record = s.log("state/NOFLUSH.job");
   BOOST_TEST(record.find("state=finished") != std::string::npos, record);
 }

@@ -45,6 +45,20 @@ JobRecord sample() {
   r.process_failures = 3;
   r.node_failures = 1;
   r.table = {"n1 MIGRATION_READY 0,1,2,3", "n2 MIGRATION_INACTIVE -", "n9 MIGRATION_READY 4,5,6,7"};
+  r.last_event = "n1/4242/1795000000123/1/17";
+  r.repair_until_ms = 1795000012345;
+  r.repair_corr = "rt-J7-2-r5";
+  ftb::Event will;
+  will.event_space = "FTB.MPI.FTBCKPT";
+  will.event_name = "FTB_MPI_PROCS_DEAD";
+  will.severity = ftb::Severity::kFatal;
+  will.job_id = "J7";
+  will.payload = "rank 5 lost\nwith a newline, which the hex form carries";
+  will.tags = {{"rank", "5"}, {"node", "n2"}, {"attempt", "2"}};
+  will.time_sec = 1795000010;
+  will.time_nsec = 42;
+  r.repair_will = will;
+  r.run_through_done = {{3, {1795000001, 7}}, {6, {1795000002, 999999999}}};
   return r;
 }
 
@@ -78,6 +92,28 @@ BOOST_AUTO_TEST_CASE(a_saved_record_reads_back_the_same) {
   BOOST_CHECK_EQUAL(r->process_failures, want.process_failures);
   BOOST_CHECK_EQUAL(r->node_failures, want.node_failures);
   BOOST_TEST(r->table == want.table, boost::test_tools::per_element());
+  BOOST_CHECK_EQUAL(r->last_event, want.last_event);
+  BOOST_CHECK_EQUAL(r->repair_until_ms, want.repair_until_ms);
+  BOOST_CHECK_EQUAL(r->repair_corr, want.repair_corr);
+  BOOST_REQUIRE(r->repair_will.has_value());
+  BOOST_CHECK_EQUAL(r->repair_will->event_name, want.repair_will->event_name);
+  BOOST_CHECK_EQUAL(r->repair_will->payload, want.repair_will->payload);
+  BOOST_CHECK(r->repair_will->tags == want.repair_will->tags);
+  BOOST_CHECK_EQUAL(r->repair_will->time_nsec, want.repair_will->time_nsec);
+  BOOST_CHECK(r->run_through_done == want.run_through_done);
+}
+
+BOOST_AUTO_TEST_CASE(a_record_without_a_repair_under_way_reads_back_none) {
+  Dir dir;
+  JobRecord plain = sample();
+  plain.repair_until_ms = 0;  // the rest of the repair is then not written
+  const std::string path = jobRecordPath(dir.path, "J7");
+  BOOST_REQUIRE(saveJobRecord(path, plain).ok());
+  auto r = loadJobRecord(path);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().message());
+  BOOST_CHECK_EQUAL(r->repair_until_ms, 0);
+  BOOST_CHECK(r->repair_corr.empty());
+  BOOST_CHECK(!r->repair_will.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_record_says_how_records_are_made) {
@@ -92,7 +128,8 @@ BOOST_AUTO_TEST_CASE(a_bad_line_is_refused_with_its_number) {
   Dir dir;
   const std::string path = dir.path + "/bad.job";
   for (const char* text : {"job=J\nnode=n1\nprogram=p\nattempt=x\n", "job=J\nnode=n1\nprogram=p\nnonsense\n",
-                           "job=J\nnode=n1\nprogram=p\ncolour=blue\n"}) {
+                           "job=J\nnode=n1\nprogram=p\ncolour=blue\n", "job=J\nnode=n1\nprogram=p\nrepair_will=0g\n",
+                           "job=J\nnode=n1\nprogram=p\nrun_through_done=3 x 1\n"}) {
     std::ofstream(path) << text;
     auto r = loadJobRecord(path);
     BOOST_REQUIRE(!r.ok());
