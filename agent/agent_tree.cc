@@ -91,13 +91,22 @@ Status Agent::startTree() {
   std::string probe;  // where peers' PINGs go: a listener of its own on our interface, any free port
   if (ping.interval.count() > 0) {
     Result<std::string> listening =
-        tree_transport_->listenForProbes(withPort(bound, std::to_string(config_.tree_probe_port)));
+        tree_transport_->listenForProbes(withPort(bound, std::to_string(config_.tree_probe_port)),
+                                         static_cast<int>(config_.tree_probe_rt_priority));
     if (!listening.ok()) return listening.status();
     probe = config_.tree_advertise.empty() ? advertisedAddress(*listening, config_.name)
                                            : withPort(config_.tree_advertise, portOf(*listening));
     tc.silence_floor = std::max(tc.link_timeout, kPingedSilenceFloor);
-    spdlog::info("tree: answering liveness PINGs at {} (every {} ms, dead after {} ms without an answer)",
-                 probe, config_.tree_ping_ms, config_.tree_ping_timeout_ms);
+    spdlog::info("tree: answering liveness PINGs at {} (every {} ms, dead after {} ms without an answer; {})",
+                 probe, config_.tree_ping_ms, config_.tree_ping_timeout_ms,
+                 tree_transport_->realtimeProbes()
+                     ? "real-time scheduling, SCHED_RR " + std::to_string(config_.tree_probe_rt_priority)
+                 : config_.tree_probe_rt_priority == 0
+                     ? std::string("normal scheduling")
+                     : "normal scheduling: real-time was refused (" + tree_transport_->realtimeRefusal() +
+                           ": needs root, CAP_SYS_NICE or RLIMIT_RTPRIO, no RestrictRealtime=, and a "
+                           "real-time budget in the cpu cgroup where the kernel has CONFIG_RT_GROUP_SCHED), "
+                           "so a CPU hog can delay the answers");
   }
   tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name, probe}, tc,
                                            *tree_transport_, static_cast<tree::TreeHost&>(*this),

@@ -67,6 +67,10 @@ struct AgentConfig {
   uint32_t tree_ping_timeout_ms = 140;
   // The probe listener's port on the TCP endpoint's interface; 0 = any free one.
   uint32_t tree_probe_port = 0;
+  // SCHED_RR priority of the thread that sends and answers those PINGs, where
+  // the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO): a CPU hog cannot then
+  // delay its answers. 0: normal scheduling.
+  uint32_t tree_probe_rt_priority = 1;
   uint32_t tree_retention_events = 100000;
   uint32_t tree_retention_s = 60;
   // Bound of the tree's retention by memory, as history_bytes.

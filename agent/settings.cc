@@ -116,6 +116,11 @@ const std::array kSettings = {
             "Port of the tree probe listener (the TCP endpoint's interface; it answers PINGs only, "
             "docs/SECURITY.md): fix it where a firewall sits between nodes; 0: any free port",
             "", R::kRestart, NumberRange{0, 65535}},
+    Setting{"tree-probe-rt-priority", &C::tree_probe_rt_priority,
+            "Real-time priority (SCHED_RR) of the thread that sends and answers tree PINGs, so that a "
+            "CPU-starved machine still answers them; needs root, CAP_SYS_NICE or RLIMIT_RTPRIO (the "
+            "systemd unit's LimitRTPRIO=1), else normal scheduling (logged); 0: normal scheduling",
+            "", R::kRestart, NumberRange{0, 99}},
     Setting{"tree-retention-events", &C::tree_retention_events,
             "Events kept to replay to agents that missed them during a repair", "",
             R::kRestart},

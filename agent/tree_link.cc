@@ -1,6 +1,10 @@
 #include "agent/tree_link.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <cstring>
+#include <thread>
 
 #include "agent/tree_wire.h"
 #include "client/codec.h"
@@ -9,6 +13,21 @@ namespace ftb::agent {
 namespace {
 
 constexpr auto kIdleClose = std::chrono::seconds(30);
+
+// Whether a thread of this process may run under SCHED_RR at `priority` (root,
+// CAP_SYS_NICE, or RLIMIT_RTPRIO; not under systemd's RestrictRealtime=yes).
+// Tried on a thread of its own that then ends: libzmq aborts if it cannot set
+// the policy it was given, so it is given one only after this succeeded.
+// Returns 0 or the error.
+int tryRealtime(int priority) {
+  int error = 0;
+  std::thread([&] {
+    sched_param param{};
+    param.sched_priority = priority;
+    error = pthread_setschedparam(pthread_self(), SCHED_RR, &param);
+  }).join();
+  return error;
+}
 
 }  // namespace
 
@@ -39,9 +58,17 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   return *slot;
 }
 
-Result<std::string> ZmqTreeTransport::listenForProbes(const std::string& endpoint) {
+Result<std::string> ZmqTreeTransport::listenForProbes(const std::string& endpoint, int rt_priority) {
   try {
     probe_context_ = std::make_unique<zmq::context_t>(1);
+    // Before the first socket: libzmq starts the I/O thread with it.
+    const int refused = rt_priority > 0 ? tryRealtime(rt_priority) : 0;
+    realtime_probes_ = rt_priority > 0 && refused == 0;
+    if (refused != 0) realtime_refusal_ = std::strerror(refused);
+    if (realtime_probes_) {
+      probe_context_->set(zmq::ctxopt::thread_sched_policy, SCHED_RR);
+      probe_context_->set(zmq::ctxopt::thread_priority, rt_priority);
+    }
     probe_listener_ = zmq::socket_t(*probe_context_, zmq::socket_type::router);
     probe_listener_.set(zmq::sockopt::linger, 0);
     // Nothing is sent here (probes carry PINGs only) and nothing is read: a

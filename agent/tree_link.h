@@ -18,7 +18,10 @@
 // 70 busy threads on 2 cores), so a starved but healthy agent still answers,
 // and a stopped or powered-off one does not. On the data connection, or on
 // the data I/O thread, PINGs would wait behind event batches and starve with
-// them: healthy links were declared dead.
+// them: healthy links were declared dead. Where the process may, that thread
+// also runs under SCHED_RR (`rt_priority`): then a CPU hog of normal priority
+// cannot delay a PONG either (a 2-core machine with the load step plus one
+// busy process declared healthy links dead in 3 of 8 runs without it).
 // Threading: the agent's event-loop thread only.
 #pragma once
 
@@ -61,8 +64,14 @@ class ZmqTreeTransport : public tree::TreeTransport {
   void send(const std::string& to, tree::TreeMessage message) override;
   void forget(const std::string& to) override;
   // With PINGs on: binds the probe listener (`endpoint`, e.g. tcp://10.0.0.7:0)
-  // in the probe context; returns where it listens. Errors name the endpoint.
-  Result<std::string> listenForProbes(const std::string& endpoint);
+  // in the probe context, whose I/O thread runs under SCHED_RR at
+  // `rt_priority` if this process may (0: normal scheduling); returns where it
+  // listens. Errors name the endpoint.
+  Result<std::string> listenForProbes(const std::string& endpoint, int rt_priority = 0);
+  // Whether the probe thread runs under SCHED_RR (see listenForProbes), and
+  // if it was asked for but refused, why (strerror).
+  bool realtimeProbes() const { return realtime_probes_; }
+  const std::string& realtimeRefusal() const { return realtime_refusal_; }
   // A message from the peer at `address` says where it answers PINGs ("" = at
   // `address`); its probe connects there, once it has been sent to.
   void learnProbe(const std::string& address, const std::string& probe);
@@ -96,6 +105,8 @@ class ZmqTreeTransport : public tree::TreeTransport {
   // PINGs on: the probes' own context and listener (declared first: the
   // sockets in it close before it ends).
   std::unique_ptr<zmq::context_t> probe_context_;
+  bool realtime_probes_ = false;
+  std::string realtime_refusal_;
   zmq::socket_t probe_listener_;
   std::size_t max_backlog_frames_;
   LinkPing ping_;

@@ -35,6 +35,19 @@ for unit in ftb-agent ftb-ipmi ftb-ib; do
   ct_unit_is "$unit" NRestarts 0 || fail "$unit restarted"
 done
 
+# The thread that answers the tree's liveness PINGs runs real-time as user ftb
+# wherever a unit with LimitRTPRIO=1 may (RestrictRealtime=no, no capability).
+# A kernel with CONFIG_RT_GROUP_SCHED gives a service's cgroup no real-time
+# budget, and refuses (this VM's kernel does): the agent must then say so, and run.
+if ct_exec systemd-run --quiet --wait --pipe -p User=ftb -p LimitRTPRIO=1 chrt -r 1 true; then
+  expected='real-time scheduling, SCHED_RR 1'
+else
+  expected='normal scheduling: real-time was refused'
+fi
+echo "this platform: a unit with LimitRTPRIO=1 gets '$expected'"
+ct_sh "journalctl -u ftb-agent -o cat | grep -q 'liveness PINGs.*$expected'" ||
+  fail "the agent's PING thread: want '$expected', got: $(ct_journal ftb-agent | grep 'liveness PINGs')"
+
 # Journal priorities: the agent's start line at info, no timestamp of its own.
 line=$(ct_exec journalctl -u ftb-agent -o cat -p info --grep 'serving on' | tail -1)
 [[ -n "$line" ]] || fail "no 'serving on' line at priority info or higher"
