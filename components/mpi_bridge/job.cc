@@ -11,6 +11,17 @@ namespace ftb::mpi_bridge {
 namespace {
 constexpr auto kSpinBeforeNap = std::chrono::microseconds(50);
 constexpr auto kNap = std::chrono::microseconds(20);
+
+// Every rank's `name`, in rank order (fixed-width records keep it to one collective).
+std::vector<std::string> gatherNames(const std::string& name, MPI_Comm comm, int size) {
+  constexpr int kWidth = 256;
+  std::vector<char> mine(kWidth, 0), all(static_cast<std::size_t>(kWidth) * size);
+  std::copy_n(name.begin(), std::min<std::size_t>(name.size(), kWidth - 1), mine.begin());
+  MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm);
+  std::vector<std::string> names;
+  for (int r = 0; r < size; ++r) names.emplace_back(&all[static_cast<std::size_t>(r) * kWidth]);
+  return names;
+}
 }
 
 std::string Job::shmName(int slot) const {
@@ -30,16 +41,15 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
     return invalidArgument("another rank has a bad node name (see its error)");
   }
   job.node = *node;
-  // Gather every rank's node name (fixed-width records keep it to one collective).
-  constexpr int kWidth = 256;
-  std::vector<char> mine(kWidth, 0), all(static_cast<std::size_t>(kWidth) * job.size);
-  std::copy_n(job.node.begin(), std::min<std::size_t>(job.node.size(), kWidth - 1), mine.begin());
-  MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm);
+  job.node_of_rank = gatherNames(job.node, comm, job.size);
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int host_length = 0;
+  MPI_Get_processor_name(host, &host_length);
+  job.host_of_rank = gatherNames(std::string(host, static_cast<std::size_t>(host_length)), comm, job.size);
   std::vector<std::string> domains;
-  for (int r = 0; r < job.size; ++r) {
-    job.node_of_rank.emplace_back(&all[static_cast<std::size_t>(r) * kWidth]);
-    auto d = job.config.domain_of_node.find(job.node_of_rank.back());
-    domains.push_back(d == job.config.domain_of_node.end() ? job.node_of_rank.back() : d->second);
+  for (const std::string& node_name : job.node_of_rank) {
+    auto d = job.config.domain_of_node.find(node_name);
+    domains.push_back(d == job.config.domain_of_node.end() ? node_name : d->second);
   }
   job.groups = formGroups(domains, job.config.group_size);
   if (job.rank == 0) {

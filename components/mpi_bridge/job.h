@@ -23,6 +23,9 @@ struct Job {
   Config config;
   std::string node;                       // where this rank runs now
   std::vector<std::string> node_of_rank;  // current placement of every rank
+  // The machine of every rank (MPI_Get_processor_name), whatever
+  // FTBCKPT_NODE_MAP calls its node: where a ULFM replacement is spawned.
+  std::vector<std::string> host_of_rank;
   Groups groups;                          // formed from the current placement
   MPI_Comm group_comm = MPI_COMM_NULL;    // my group, ranked by position
 

@@ -181,11 +181,33 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return internalError("cannot read /proc/self/exe to spawn the replacement");
 
+  // Each replacement on the machine its `host` info names: the spare's, else
+  // the one the lost rank ran on. Without it mpirun places them by its own
+  // mapping, and the node map (the groups' failure domains, where L1 goes)
+  // would not say where they are. Node names are machine names unless
+  // FTBCKPT_NODE_MAP renamed them (several "nodes" on one machine): a spare
+  // is then a name only, and the replacement stays on its lost rank's machine.
+  const bool spares_are_hosts = std::getenv("FTBCKPT_NODE_MAP") == nullptr;
+  const int count = static_cast<int>(lost.size());
+  std::vector<std::string> hosts;
+  for (std::size_t i = 0; i < lost.size(); ++i) {
+    hosts.push_back(i < spares.size() && spares_are_hosts ? spares[i]
+                                                           : job.host_of_rank[static_cast<std::size_t>(lost[i])]);
+  }
+  std::vector<MPI_Info> infos(lost.size(), MPI_INFO_NULL);
+  for (std::size_t i = 0; i < lost.size(); ++i) {
+    MPI_Info_create(&infos[i]);
+    MPI_Info_set(infos[i], "host", hosts[i].c_str());
+  }
+  std::vector<char*> commands(lost.size(), exe);
+  std::vector<char**> argvs(lost.size(), argv.data());
+  std::vector<int> one_each(lost.size(), 1);
   MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL, repaired = MPI_COMM_NULL;
   std::vector<int> codes(lost.size());
-  rc = MPI_Comm_spawn(exe, argv.data(), static_cast<int>(lost.size()), MPI_INFO_NULL, 0, shrunk, &inter,
-                      codes.data());
-  if (rc != MPI_SUCCESS) return mpiStatus(rc, "MPI_Comm_spawn of the replacements");
+  rc = MPI_Comm_spawn_multiple(count, commands.data(), argvs.data(), one_each.data(), infos.data(), 0, shrunk,
+                               &inter, codes.data());
+  for (MPI_Info& info : infos) MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) return mpiStatus(rc, "MPI_Comm_spawn_multiple of the replacements on " + joinComma(hosts));
   if ((rc = MPI_Intercomm_merge(inter, 0, &merged)) != MPI_SUCCESS) return mpiStatus(rc, "MPI_Intercomm_merge");
   std::string text = encodeInfo(corr_, config.node_map, lost);
   if ((rc = bcastText(text, merged)) != MPI_SUCCESS) return mpiStatus(rc, "telling the replacements their ranks");
@@ -194,9 +216,9 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   MPI_Comm_free(&shrunk);
   // `inter` stays: MPI_Comm_disconnect on it hangs (Open MPI 5.0.7), and freeing
   // it alone buys nothing.
-  std::string where;
-  for (int r : lost) where += (where.empty() ? "" : ",") + nodes[r];
-  publishStep(bridge, "spawned", {{"nodes", where}});
+  std::vector<std::string> where;
+  for (int r : lost) where.push_back(nodes[static_cast<std::size_t>(r)]);
+  publishStep(bridge, "spawned", {{"nodes", joinComma(where)}, {"hosts", joinComma(hosts)}});
   g_failed = false;
   watch(repaired);
   return repaired;

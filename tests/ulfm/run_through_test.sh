@@ -251,6 +251,9 @@ for round in $(seq 1 "$rounds"); do
   protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
   expected=()
   for step in detected shrunk spawned restored computing; do expected+=("FTB_RUN_THROUGH .*corr=$corr .*step=$step"); done
+  # The replacement was spawned with a `host` info key: the machine its rank ran
+  # on (FTBCKPT_NODE_MAP makes the spare s0 a name only; the root shares our host name).
+  expected+=("FTB_RUN_THROUGH .*corr=$corr hosts=$(hostname) .*step=spawned")
   for r in $(seq 0 $((ranks - 1))); do
     if ((r == lost)); then
       expected+=("FTB_RESTART_DONE .*corr=$corr level=L3 $protected rank=$r rebuilt=xor")
