@@ -439,12 +439,12 @@ void Launcher::holdForRunThrough(const Event& event) {
     // The runtime's correlation id names the whole recovery: ftb-run's
     // decision to let it run carries it too.
     run_through_->corr = corr;
-    saveJournal("running");
     const std::string node = run_through_->will ? Policy::nodeOf(*run_through_->will) : "";
     const std::string trigger = run_through_->will ? kProcsDead : "FTB_RUN_THROUGH";
     (void)channel_.publish("FTB_DECISION", trigger + " -> run-through",
                            {{"corr", corr}, {"rule", "run-through"}, {"action", "run-through"}, {"node", node},
                             {"ranks", ranks}, {"dry_run", options_.dry_run ? "1" : "0"}, {"trigger", trigger}});
+    saveJournal("running");  // after the decision: an adopter tells it again rather than never
   }
   spdlog::info("run-through {}: {} ({} ms)", corr, step, tag(event, "ms"));
   if (step == "spawned") {
@@ -466,12 +466,14 @@ void Launcher::holdForRunThrough(const Event& event) {
     for (const std::string& r : splitList(ranks)) run_through_done_[std::atoi(r.c_str())] = publishTime(event);
     run_through_.reset();
     computing_ = true;
-    saveJournal("running");
     jobState("running", corr, " again: rank(s) " + ranks + " replaced within the run (" + tag(event, "ms") + " ms)");
     // The run goes on, so no new environment tells the runtime: its "auto"
     // schedule takes the new totals from this event.
     (void)channel_.publish("FTB_FAILURES", "failures so far " + failuresText(),
                            {{"corr", corr}, {"failures", failuresText()}});
+    // Journaled after telling: an ftb-run killed in between is adopted from
+    // before this step, and the adopter tells it again (the totals stay right).
+    saveJournal("running");
   }
 }
 
