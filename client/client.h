@@ -164,7 +164,9 @@ class Client {
                                                    std::chrono::milliseconds timeout) = 0;
 
   // Sends what is buffered (waiting up to `timeout` for the agent's acks),
-  // says goodbye and stops the SDK threads. Idempotent.
+  // says goodbye and stops the SDK threads. Returns once the goodbye is
+  // written to the connection (at most 1 s more), so a process may exit at
+  // once without its last will being published. Idempotent.
   virtual Status disconnect(std::chrono::milliseconds timeout = std::chrono::milliseconds(2000)) = 0;
 
   // Waits until the agent has acknowledged every event published so far.
