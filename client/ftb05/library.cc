@@ -22,6 +22,7 @@
 
 #include "client/client.h"
 #include "client/event.h"
+#include "client/hex.h"
 #include "client/names.h"
 #include "client/origin.h"
 
@@ -101,33 +102,6 @@ std::string lowerCase(std::string_view s) {
 bool isSeverity(std::string_view s) {
   return equalsIgnoreCase(s, "fatal") || equalsIgnoreCase(s, "error") ||
          equalsIgnoreCase(s, "warning") || equalsIgnoreCase(s, "info");
-}
-
-std::string hexEncode(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-
-int hexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string hexDecode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i + 1 < text.size(); i += 2) {
-    const int hi = hexDigit(text[i]), lo = hexDigit(text[i + 1]);
-    if (hi < 0 || lo < 0) break;
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
 }
 
 std::string percentEncode(std::string_view s) {
@@ -308,7 +282,7 @@ ReceivedEvent toReceived(const Event& e) {
   }
   std::memcpy(r.payload.data(), e.payload.data(), std::min(e.payload.size(), r.payload.size()));
   if (auto area = e.tags.find(kTagAreaTag); area != e.tags.end()) {
-    const std::string bytes = hexDecode(area->second);
+    const std::string bytes = hexDecode(area->second).value_or("");  // ours always decodes
     std::memcpy(r.dynamic_data.data(), bytes.data(), std::min(bytes.size(), r.dynamic_data.size()));
   }
   return r;

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "client/event_codec.h"
+#include "client/hex.h"
 
 namespace ftb::launcher {
 namespace {
@@ -19,26 +20,13 @@ namespace {
 std::string willToHex(const Event& will) {
   proto::Event wire;
   toProto(will, &wire);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : wire.SerializeAsString()) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
+  return hexEncode(wire.SerializeAsString());
 }
 
 std::optional<Event> willFromHex(const std::string& hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
-  std::string bytes;
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int high = digit(hex[i]), low = digit(hex[i + 1]);
-    if (high < 0 || low < 0) return std::nullopt;
-    bytes += static_cast<char>(high * 16 + low);
-  }
+  const std::optional<std::string> bytes = hexDecode(hex);
   proto::Event wire;
-  if (!wire.ParseFromString(bytes)) return std::nullopt;
+  if (!bytes || !wire.ParseFromString(*bytes)) return std::nullopt;
   return fromProto(wire);
 }
 
