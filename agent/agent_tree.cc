@@ -53,6 +53,15 @@ std::chrono::nanoseconds threadCpu() {
   return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
 }
 
+// How the thread answering tree PINGs is scheduled, for the start-up log.
+std::string probeScheduling(const ZmqTreeTransport& transport, uint32_t priority) {
+  if (transport.realtimeProbes()) return "real-time scheduling, SCHED_RR " + std::to_string(priority);
+  if (priority == 0) return "normal scheduling";
+  return "normal scheduling: real-time was refused (" + transport.realtimeRefusal() +
+         ": needs root, CAP_SYS_NICE or RLIMIT_RTPRIO, no RestrictRealtime=, and a real-time budget in the "
+         "cpu cgroup where the kernel has CONFIG_RT_GROUP_SCHED), so a CPU hog can delay the answers";
+}
+
 }  // namespace
 
 Status Agent::startTree() {
@@ -99,14 +108,7 @@ Status Agent::startTree() {
     tc.silence_floor = std::max(tc.link_timeout, kPingedSilenceFloor);
     spdlog::info("tree: answering liveness PINGs at {} (every {} ms, dead after {} ms without an answer; {})",
                  probe, config_.tree_ping_ms, config_.tree_ping_timeout_ms,
-                 tree_transport_->realtimeProbes()
-                     ? "real-time scheduling, SCHED_RR " + std::to_string(config_.tree_probe_rt_priority)
-                 : config_.tree_probe_rt_priority == 0
-                     ? std::string("normal scheduling")
-                     : "normal scheduling: real-time was refused (" + tree_transport_->realtimeRefusal() +
-                           ": needs root, CAP_SYS_NICE or RLIMIT_RTPRIO, no RestrictRealtime=, and a "
-                           "real-time budget in the cpu cgroup where the kernel has CONFIG_RT_GROUP_SCHED), "
-                           "so a CPU hog can delay the answers");
+                 probeScheduling(*tree_transport_, config_.tree_probe_rt_priority));
   }
   tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name, probe}, tc,
                                            *tree_transport_, static_cast<tree::TreeHost&>(*this),
