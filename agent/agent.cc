@@ -90,9 +90,7 @@ Status Agent::bind() {
     socket_.set(zmq::sockopt::linger, 0);
     socket_.set(zmq::sockopt::sndhwm, static_cast<int>(config_.socket_hwm));
     socket_.set(zmq::sockopt::rcvhwm, static_cast<int>(config_.socket_hwm));
-    // A frame can hold a batch of events; anything far beyond the payload limit is hostile.
-    socket_.set(zmq::sockopt::maxmsgsize,
-                static_cast<int64_t>(std::max<uint64_t>(config_.max_payload_bytes, 1 << 20) * 16));
+    socket_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(maxFrameBytes()));
   } catch (const zmq::error_t& e) {
     return internalError(std::string("cannot configure the agent socket: ") + e.what());
   }
@@ -116,8 +114,15 @@ Status Agent::bind() {
       std::filesystem::permissions(endpoint.substr(6), std::filesystem::perms(0666), ec);
     }
   }
+  if (const std::string local = localEndpoint(config_); !local.empty()) {
+    auto server = LocalStreamServer::listen(local, maxFrameBytes());
+    if (!server.ok()) return server.status();
+    local_ = std::move(server).value();
+    endpoints_.push_back(local_->endpoint());
+  }
   if (endpoints_.empty()) {
-    return invalidArgument("no endpoint to listen on: set --ipc-endpoint and/or --tcp-endpoint");
+    return invalidArgument(
+        "no endpoint to listen on: set --ipc-endpoint, --local-endpoint and/or --tcp-endpoint");
   }
   auto server = metrics::HttpServer::startIfSet(config_.metrics_listen, metrics_.registry());
   if (!server.ok()) return server.status();
@@ -165,6 +170,7 @@ void Agent::run() {
     poll_items_.assign(1, zmq::pollitem_t{socket_.handle(), 0, ZMQ_POLLIN, 0});
     watched_.clear();
     addProcessWatches(poll_items_, watched_);
+    if (local_) local_->addPollItems(poll_items_);
     // After the process watches: a tree link's connection closing wakes the loop too.
     if (tree_transport_) tree_transport_->addPollItems(poll_items_);
     try {
@@ -178,25 +184,18 @@ void Agent::run() {
       s->process_exited = true;
       s->probe_until = clock_.steadyNow() +
                        std::chrono::milliseconds(config_.client_timeout_ms);
+      // Its socket closed first (a stream socket's EOF comes before the pidfd): settle it now.
+      if (s->socket_gone) departed_.push_back(s->routing_id);
     }
+    if (local_) local_->afterPoll(poll_items_);
 
-    bool input_backlog = true;  // until a read finds the socket empty
-    for (int i = 0; i < kMaxFramesPerTurn; ++i) {
-      const Receive got = client_source_.tryReceive(inbound_);
-      if (got == Receive::kEmpty) {
-        input_backlog = false;
-        break;
+    bool input_backlog = drainClients(client_source_, kMaxFramesPerTurn);
+    if (local_) {
+      input_backlog |= drainClients(*local_, kMaxFramesPerTurn);
+      // Read to the end: a connection's frames before its EOF are handled first.
+      for (auto& id : local_->takeClosed()) {
+        if (sessions_.contains(id)) doomed_.push_back(std::move(id));
       }
-      if (got == Receive::kIncomplete) continue;
-      if (inbound_.multipart) {
-        counters_.set_bad_frames(counters_.bad_frames() + 1);
-        log_.warn("multipart", "dropped a multi-part message: ftb messages are one frame");
-        replyError(inbound_.routing_id, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
-        continue;
-      }
-      handleFrame(inbound_);
-      // Tree heartbeats and timers also within a long turn: on a starved core a turn takes seconds.
-      if (i % 256 == 255) driveTree(clock_.steadyNow(), true);
     }
     if (!input_backlog) settleDeparted();
     router_.flush();
@@ -236,8 +235,33 @@ void Agent::run() {
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
 
+template <typename Source>
+bool Agent::drainClients(Source& source, int budget) {
+  for (int i = 0; i < budget; ++i) {
+    const Receive got = source.tryReceive(inbound_);
+    if (got == Receive::kEmpty) return false;
+    if (got == Receive::kIncomplete) continue;
+    if (inbound_.multipart) {
+      counters_.set_bad_frames(counters_.bad_frames() + 1);
+      log_.warn("multipart", "dropped a multi-part message: ftb messages are one frame");
+      replyError(inbound_.routing_id, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
+      continue;
+    }
+    handleFrame(inbound_);
+    // Tree heartbeats and timers also within a long turn: on a starved core a turn takes seconds.
+    if (i % 256 == 255) driveTree(clock_.steadyNow(), true);
+  }
+  return true;
+}
+
 void Agent::handleFrame(const InboundFrame& frame) {
   const std::string& routing_id = frame.routing_id;
+  if (frame.credentials == nullptr && LocalStreamServer::isRoutingId(routing_id)) {
+    // A ZeroMQ peer under a stream connection's id: answering would reach that client.
+    counters_.set_bad_frames(counters_.bad_frames() + 1);
+    log_.warn("routing-id", "dropped a frame from a ZeroMQ peer using a reserved routing id");
+    return;
+  }
   Result<proto::Envelope> envelope = wire::decode(frame.body.data(), frame.body.size());
   if (!envelope.ok()) {
     counters_.set_bad_frames(counters_.bad_frames() + 1);
@@ -248,7 +272,9 @@ void Agent::handleFrame(const InboundFrame& frame) {
   }
   // Who sent it, from what the kernel and ZeroMQ say (never from the message).
   Sender sender;
-  if (const char* address = frame.peer_address) {
+  if (frame.credentials != nullptr) {
+    sender.local = *frame.credentials;
+  } else if (const char* address = frame.peer_address) {
     sender.local = parsePeerAddress(address);
     if (!sender.local) sender.address = address;
   }

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -26,12 +27,14 @@
 
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
+#include "agent/client_frame_sink.h"
 #include "agent/client_session.h"
 #include "agent/clock.h"
-#include "agent/curve_authenticator.h"
 #include "agent/config.h"
 #include "agent/control_service.h"
+#include "agent/curve_authenticator.h"
 #include "agent/event_history.h"
+#include "agent/local_stream_server.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
 #include "agent/router.h"
@@ -118,8 +121,17 @@ class Agent : private tree::TreeHost {
   // Sends without blocking; false when the peer's pipe is full (EAGAIN).
   // An unreachable peer is scheduled for removal and counts as sent.
   bool trySend(const std::string& routing_id, const std::string& frame) {
-    return client_sink_.trySend(routing_id, frame);
+    return client_frames_.trySend(routing_id, frame);
   }
+  // The largest frame a client may send on either transport: a frame can hold a
+  // batch of events; anything far beyond the payload limit is hostile.
+  std::size_t maxFrameBytes() const {
+    return std::max<uint64_t>(config_.max_payload_bytes, 1 << 20) * 16;
+  }
+  // Reads up to `budget` frames from one transport; false when it ran out of
+  // budget with frames left (input backlog).
+  template <typename Source>
+  bool drainClients(Source& source, int budget);
   void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
   // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
@@ -208,9 +220,13 @@ class Agent : private tree::TreeHost {
   ZmqFrameSink client_sink_{socket_, log_, [this](const std::string& routing_id) {
                               if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);
                             }};
+  // The local stream socket (--local-endpoint); null when disabled.
+  std::unique_ptr<LocalStreamServer> local_;
+  // Sends to a client over the transport its routing id belongs to.
+  ClientFrameSink client_frames_{client_sink_, local_};
   // Matching and delivery batching (router.h): uses the state above; declared after it.
   Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
-                  client_sink_, clock_}};
+                  client_frames_, clock_}};
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},

@@ -9,6 +9,18 @@
 
 namespace ftb::agent {
 
+std::string localEndpoint(const AgentConfig& c) {
+  if (c.local_endpoint == "none" || c.local_endpoint.empty()) return "";
+  if (c.local_endpoint != "auto") return c.local_endpoint;
+  const std::string prefix = "ipc://";
+  if (c.ipc_endpoint.rfind(prefix, 0) != 0 || c.ipc_endpoint.size() == prefix.size()) return "";
+  std::string path = c.ipc_endpoint.substr(prefix.size());
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) path.resize(dot);
+  return "unix://" + path + ".stream";
+}
+
 std::string helpText(const Setting& s) {
   std::string help(s.help);
   if (!s.unit.empty()) help += fmt::format(", in {}", s.unit);

@@ -15,10 +15,18 @@ class App;
 
 namespace ftb::agent {
 
+struct AgentConfig;
+// The local stream endpoint `c` asks for, "auto" resolved; "" when disabled.
+std::string localEndpoint(const AgentConfig& c);
+
 struct AgentConfig {
   std::string name;  // "" = this host's name
   // Local clients. "" or "none" disables. The parent directory is created if missing.
   std::string ipc_endpoint = "ipc:///run/ftb/agent.sock";
+  // Local clients on the agent's own Unix stream socket (unix://PATH). "auto":
+  // the IPC socket's path with its extension replaced by ".stream"
+  // (/run/ftb/agent.stream); "" or "none" disables. See localEndpoint().
+  std::string local_endpoint = "auto";
   // Remote clients and peers. "" or "none" disables. Port 10809 is ftb's documented default.
   std::string tcp_endpoint = "tcp://0.0.0.0:10809";
   uint64_t max_payload_bytes = 64 * 1024;

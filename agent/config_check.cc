@@ -33,8 +33,14 @@ Status checkEndpoints(const AgentConfig& c) {
   if (!tcp_off) {
     if (Status s = checkTcpAddress("tcp-endpoint", c.tcp_endpoint); !s.ok()) return s;
   }
-  if (ipc_off && tcp_off) {
-    return invalidArgument("no endpoint to listen on: set ipc-endpoint and/or tcp-endpoint");
+  const std::string local = localEndpoint(c);
+  const bool local_off = local.empty();
+  if (c.local_endpoint != "auto" && !local_off &&
+      (local.rfind("unix://", 0) != 0 || local.size() == 7)) {
+    return invalidArgument("local-endpoint '" + c.local_endpoint + "' is not unix://PATH, auto or none");
+  }
+  if (ipc_off && tcp_off && local_off) {
+    return invalidArgument("no endpoint to listen on: set ipc-endpoint, local-endpoint and/or tcp-endpoint");
   }
   for (const std::string& seed : c.tree_seeds) {
     if (Status s = checkTcpAddress("tree-seeds entry", seed); !s.ok()) return s;

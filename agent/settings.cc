@@ -23,6 +23,10 @@ const std::array kSettings = {
             "", R::kRestart},
     Setting{"ipc-endpoint", &C::ipc_endpoint,
             "ZeroMQ IPC endpoint for local clients; 'none' disables", "", R::kRestart},
+    Setting{"local-endpoint", &C::local_endpoint,
+            "The agent's own Unix stream socket for local clients (unix://PATH), the fast local "
+            "path; 'auto': the IPC socket's path with the extension .stream; 'none' disables",
+            "", R::kRestart},
     Setting{"tcp-endpoint", &C::tcp_endpoint,
             "ZeroMQ TCP endpoint for remote clients and peers; 'none' disables; port 0 picks a "
             "free port",

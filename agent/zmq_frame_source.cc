@@ -19,6 +19,7 @@ Receive ZmqFrameSource::tryReceive(InboundFrame& frame) {
   frame.body = std::string_view(static_cast<const char*>(body_.data()), body_.size());
   frame.peer_address = zmq_msg_gets(body_.handle(), "Peer-Address");
   frame.user_id = zmq_msg_gets(body_.handle(), "User-Id");
+  frame.credentials = nullptr;
   return Receive::kFrame;
 }
 

@@ -17,14 +17,19 @@
 
 #include <zmq.hpp>
 
+#include "agent/peer_credentials.h"
+
 namespace ftb::agent {
 
+// A client's frame as either transport hands it over (LocalStreamServer is the other).
 struct InboundFrame {
   std::string routing_id;
   std::string_view body;
   bool multipart = false;              // more than one body part: not an ftb message
   const char* peer_address = nullptr;  // ZeroMQ's "Peer-Address" (ipc: the kernel's pid/uid/gid)
   const char* user_id = nullptr;       // ZeroMQ's "User-Id" (Curve: the admitted key)
+  // The local stream socket's SO_PEERCRED, taken when the client connected.
+  const PeerCredentials* credentials = nullptr;
 };
 
 enum class Receive {

@@ -54,6 +54,8 @@ class AgentRunner {
   AgentRunner& operator=(const AgentRunner&) = delete;
 
   std::string ipcEndpoint() const { return "ipc://" + dir_ + "/agent.sock"; }
+  // The agent's own Unix stream socket (--local-endpoint auto: beside the IPC socket).
+  std::string streamEndpoint() const { return "unix://" + dir_ + "/agent.stream"; }
   // The loopback TCP endpoint it bound (from its ready file): its tree address.
   const std::string& tcpEndpoint() const { return tcp_endpoint_; }
   pid_t pid() const { return pid_; }

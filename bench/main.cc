@@ -158,6 +158,7 @@ int run(int argc, char** argv) {
   ThroughputOptions tput;
   RoundTripOptions rtt;
   std::string subscriber_mode = "callback";
+  std::string local_transport = "stream";
   FloorOptions floor;
   double subscriber_work_us = 0;
   bool skip_throughput = false, skip_rtt = false, skip_floor = false, skip_ftb05 = false,
@@ -175,6 +176,11 @@ int run(int argc, char** argv) {
   app.add_option("--events", tput.events, "Events to publish in the throughput run")
       ->capture_default_str();
   app.add_option("--payload-bytes", tput.payload_bytes, "Payload of every event and request")
+      ->capture_default_str();
+  app.add_option("--local-transport", local_transport,
+                 "How the bench's clients reach the agent: stream (its own Unix socket, "
+                 "unix://) or ipc (ZeroMQ ipc://)")
+      ->check(CLI::IsMember({"stream", "ipc"}))
       ->capture_default_str();
   app.add_option("--subscriber", subscriber_mode, "Throughput subscriber: callback or poll")
       ->check(CLI::IsMember({"callback", "poll"}))
@@ -212,7 +218,8 @@ int run(int argc, char** argv) {
     std::cerr << "ftb_bench: cannot start the agent: " << agent.status().message() << "\n";
     return 2;
   }
-  tput.endpoint = rtt.endpoint = ftb05.endpoint = (*agent)->ipcEndpoint();
+  tput.endpoint = rtt.endpoint = ftb05.endpoint =
+      local_transport == "stream" ? (*agent)->streamEndpoint() : (*agent)->ipcEndpoint();
   tput.agent_pid = rtt.agent_pid = ftb05.agent_pid = (*agent)->pid();
   ftb05.rtt_iterations = rtt.iterations;
   ftb05.rtt_warmup = rtt.warmup;

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
                            std::to_string(ftb::wire::kProtocolVersion) + ")",
                        "Print ftbctl's version and exit");
   app.add_option("--agent", globals.agent,
-                 "Agent endpoint, ipc://PATH or tcp://HOST:PORT "
+                 "Agent endpoint, ipc://PATH, unix://PATH or tcp://HOST:PORT "
                  "(default: $FTB_AGENT_ENDPOINT, else ipc:///run/ftb/agent.sock)")
       ->capture_default_str();
   app.add_flag("--json", globals.json, "Print JSON for scripts instead of tables");

@@ -35,8 +35,12 @@
 
 namespace ftb {
 
-// Default endpoint of the local agent; $FTB_AGENT_ENDPOINT overrides it.
+// Default endpoint of the local agent; $FTB_AGENT_ENDPOINT overrides it. The
+// agent also serves local clients on its own Unix stream socket,
+// kDefaultAgentStreamEndpoint: the same protocol and checks with fewer thread
+// wake-ups per event (docs/ARCHITECTURE.md); use it by endpoint or $FTB_AGENT_ENDPOINT.
 inline constexpr std::string_view kDefaultAgentIpcEndpoint = "ipc:///run/ftb/agent.sock";
+inline constexpr std::string_view kDefaultAgentStreamEndpoint = "unix:///run/ftb/agent.stream";
 inline constexpr int kDefaultAgentTcpPort = 10809;
 
 // The agent endpoint a client uses when none is given:
@@ -61,7 +65,7 @@ struct ClientOptions {
   std::string event_space;     // required, e.g. "FTB.MPI.OPENMPI"
   std::string client_name;     // required
   std::string job_id;          // optional
-  std::string agent_endpoint;  // "" = defaultAgentEndpoint(); ipc://... or tcp://host:port
+  std::string agent_endpoint;  // "" = defaultAgentEndpoint(); ipc://..., unix://... or tcp://host:port
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{5000};  // subscribe/declare/unsubscribe acks
   // Published events kept until the agent acknowledges them (re-sent after a

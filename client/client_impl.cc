@@ -317,9 +317,8 @@ Status ClientImpl::disconnect(milliseconds timeout) {
   // queue: closing the context writes it out (the socket's linger bounds the
   // wait), so a process that exits right after disconnect() is not taken for
   // dead and its last will stays unpublished. The context waits for every
-  // socket, so any the I/O thread left open (it failed to connect) go first.
-  monitor_.reset();
-  socket_.reset();
+  // socket, so a link the I/O thread left open goes first.
+  link_.reset();
   context_.close();
   dispatch_cv_.notify_all();
   if (dispatch_thread_.joinable()) {

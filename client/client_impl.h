@@ -2,7 +2,8 @@
 //
 // Threads:
 // - callers: any thread; they build and buffer events, and post requests;
-// - the I/O thread: the only one that touches the ZeroMQ sockets. It says Hello
+// - the I/O thread: the only one that touches the connection to the agent
+//   (AgentLink: ZeroMQ, or the agent's own Unix stream socket). It says Hello
 //   on every (re)connection, sends buffered events, heartbeats, and receives
 //   replies, acks and deliveries;
 // - the dispatch thread: runs subscription callbacks one at a time. A callback
@@ -21,6 +22,7 @@
 
 #include <zmq.hpp>
 
+#include "client/agent_link.h"
 #include "client/client.h"
 #include "client/notification_queue.h"
 #include "client/publish_buffer.h"
@@ -83,7 +85,6 @@ class ClientImpl final : public Client {
   // I/O thread.
   void ioLoop();
   void serve();  // the loop proper; may throw only on resource exhaustion
-  void openSocket();
   bool sayHello();  // false when the frame could not be sent yet
   void onMessage(proto::Envelope& envelope);
   void onHelloReply(const proto::Envelope& envelope);
@@ -108,8 +109,8 @@ class ClientImpl final : public Client {
   std::string will_name_;  // normalised options_.last_will->event_name
 
   zmq::context_t context_{1};
-  std::unique_ptr<zmq::socket_t> socket_;   // I/O thread only
-  std::unique_ptr<zmq::socket_t> monitor_;  // I/O thread only
+  std::unique_ptr<AgentLink> link_;          // I/O thread only (until it has joined)
+  std::vector<zmq::pollitem_t> poll_items_;  // I/O thread only
   int wake_fd_ = -1;
   std::atomic<bool> wake_pending_{false};
   std::atomic<bool> stopping_{false};

@@ -1,8 +1,6 @@
-// The SDK's I/O thread: the only code that touches the ZeroMQ sockets.
+// The SDK's I/O thread: the only code that touches the connection to the agent (AgentLink).
 #include <poll.h>
 #include <unistd.h>
-
-#include <zmq.h>
 
 #include "client/client_impl.h"
 #include "client/codec.h"
@@ -20,48 +18,17 @@ constexpr SubscriptionId kResponseInbox = 0;
 
 }  // namespace
 
-void ClientImpl::openSocket() {
-  monitor_.reset();
-  socket_.reset();
-  socket_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
-  socket_->set(zmq::sockopt::linger, 0);
-  // Not ZMQ_IMMEDIATE: with it, libzmq discards the messages a connection had
-  // already received but we had not read yet when the connection ends (an
-  // agent that drains its queues and exits, measured: 99 of 600 kept), which
-  // would lose deliveries silently. Nothing is published while disconnected
-  // (sendPending waits for the HelloReply); what libzmq still holds from before
-  // a disconnect reaches the next agent ahead of our Hello, is refused there
-  // ("send Hello first") and re-sent from the PublishBuffer after the Hello.
-  socket_->set(zmq::sockopt::immediate, 0);
-  socket_->set(zmq::sockopt::reconnect_ivl, 100);
-  socket_->set(zmq::sockopt::reconnect_ivl_max, 1000);
-  socket_->set(zmq::sockopt::sndhwm, 1000);
-  socket_->set(zmq::sockopt::rcvhwm, 100000);
-  if (!options_.curve_server_key.empty() && endpoint_.rfind("tcp://", 0) == 0) {
-    socket_->set(zmq::sockopt::curve_serverkey, options_.curve_server_key);
-    socket_->set(zmq::sockopt::curve_publickey, options_.curve_public_key);
-    socket_->set(zmq::sockopt::curve_secretkey, options_.curve_secret_key);
-  }
-  static std::atomic<uint64_t> monitors{0};
-  const std::string monitor_endpoint =
-      "inproc://ftb-client-monitor-" + std::to_string(monitors.fetch_add(1));
-  zmq_socket_monitor(socket_->handle(), monitor_endpoint.c_str(),
-                     ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
-  monitor_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::pair);
-  monitor_->set(zmq::sockopt::linger, 0);
-  monitor_->connect(monitor_endpoint);
-  socket_->connect(endpoint_);
-}
-
 void ClientImpl::ioLoop() {
-  try {
-    openSocket();
-  } catch (const zmq::error_t& e) {
+  Result<std::unique_ptr<AgentLink>> link = AgentLink::create(
+      endpoint_, context_,
+      {options_.curve_server_key, options_.curve_public_key, options_.curve_secret_key});
+  if (!link.ok()) {
     std::lock_guard lock(mu_);
-    hello_error_ = invalidArgument("cannot connect to " + endpoint_ + ": " + e.what());
+    hello_error_ = link.status();
     hello_cv_.notify_all();
     return;
   }
+  link_ = std::move(link).value();
   try {
     serve();
   } catch (const std::exception& e) {
@@ -84,40 +51,25 @@ void ClientImpl::serve() {
       std::lock_guard lock(mu_);
       want_out = hello_wanted_ || (hello_done_ && send_cursor_ <= buffer_.lastAssigned());
     }
-    zmq::pollitem_t items[] = {
-        {socket_->handle(), 0, static_cast<short>(ZMQ_POLLIN | (want_out ? ZMQ_POLLOUT : 0)), 0},
-        {monitor_->handle(), 0, ZMQ_POLLIN, 0},
-        {nullptr, wake_fd_, ZMQ_POLLIN, 0},
-    };
+    poll_items_.clear();
+    poll_items_.push_back({nullptr, wake_fd_, ZMQ_POLLIN, 0});
+    link_->addPollItems(poll_items_, want_out);
     try {
-      zmq::poll(items, 3, milliseconds(100));
+      zmq::poll(poll_items_.data(), poll_items_.size(), milliseconds(100));
     } catch (const zmq::error_t&) {
       continue;  // EINTR from a signal meant for the host program
     }
-    if (items[2].revents & ZMQ_POLLIN) {
+    if (poll_items_[0].revents & ZMQ_POLLIN) {
       uint64_t count;
       wake_pending_.store(false);
       (void)!read(wake_fd_, &count, sizeof(count));
     }
-    if (items[1].revents & ZMQ_POLLIN) {
-      zmq::message_t event, address;
-      if (monitor_->recv(event, zmq::recv_flags::dontwait) && event.more()) {
-        (void)monitor_->recv(address, zmq::recv_flags::dontwait);
-        uint16_t what = 0;
-        std::memcpy(&what, event.data(), sizeof(what));
-        if (what == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
-          last_rx = Clock::now();
-          hello_wanted_ = true;
-        } else if (what == ZMQ_EVENT_DISCONNECTED) {
-          markDisconnected("the connection to the agent closed");
-        }
-      }
-    }
+    link_->afterPoll(poll_items_);
     for (int i = 0; i < 1024; ++i) {
-      zmq::message_t frame;
-      if (!socket_->recv(frame, zmq::recv_flags::dontwait)) break;
+      std::optional<std::string_view> frame = link_->receive();
+      if (!frame) break;
       last_rx = Clock::now();
-      Result<proto::Envelope> envelope = wire::decode(frame.data(), frame.size());
+      Result<proto::Envelope> envelope = wire::decode(frame->data(), frame->size());
       if (!envelope.ok()) {
         std::lock_guard lock(mu_);
         ++stats_.agent_errors;
@@ -125,6 +77,15 @@ void ClientImpl::serve() {
         continue;
       }
       onMessage(*envelope);
+    }
+    for (auto change = link_->takeChange(); change != AgentLink::Change::kNone;
+         change = link_->takeChange()) {
+      if (change == AgentLink::Change::kConnected) {
+        last_rx = Clock::now();
+        hello_wanted_ = true;
+      } else {
+        markDisconnected("the connection to the agent closed");
+      }
     }
     if (hello_wanted_) hello_wanted_ = !sayHello();
     sendPending();
@@ -149,8 +110,8 @@ void ClientImpl::serve() {
     // answers our Hello: start over with a fresh socket.
     if ((registered || hello_outstanding) && now - last_rx > timeout) {
       markDisconnected("the agent stopped answering");
-      openSocket();
-      hello_wanted_ = false;  // the new socket reports its own handshake
+      link_->reopen();
+      hello_wanted_ = false;  // the new connection reports its own handshake
       last_rx = now;
     }
   }
@@ -162,14 +123,13 @@ void ClientImpl::serve() {
   if (registered) {
     proto::Envelope goodbye;
     goodbye.mutable_goodbye();
-    // The Goodbye must reach the agent (it is what keeps a last will
-    // unpublished): give ZeroMQ a moment to write it when the socket closes.
-    socket_->set(zmq::sockopt::linger, 1000);
     (void)sendFrame(wire::encode(goodbye));
   }
   failPendingRequests(failedPrecondition("the client is disconnecting"));
-  monitor_.reset();
-  socket_.reset();
+  // The Goodbye must reach the agent (it is what keeps a last will
+  // unpublished): the link gets a moment to write it.
+  link_->close(registered ? milliseconds(1000) : milliseconds(0));
+  link_.reset();
 }
 
 bool ClientImpl::sayHello() {
@@ -387,13 +347,7 @@ void ClientImpl::sendPending() {
   }
 }
 
-bool ClientImpl::sendFrame(const std::string& frame) {
-  try {
-    return socket_->send(zmq::buffer(frame), zmq::send_flags::dontwait).has_value();
-  } catch (const zmq::error_t&) {
-    return false;
-  }
-}
+bool ClientImpl::sendFrame(const std::string& frame) { return link_->send(frame); }
 
 void ClientImpl::markDisconnected(std::string_view why) {
   {

@@ -21,6 +21,7 @@ constexpr std::string_view kWhatToDo =
 
 bool validEndpoint(std::string_view endpoint) {
   if (endpoint.rfind("ipc://", 0) == 0) return endpoint.size() > 6;
+  if (endpoint.rfind("unix://", 0) == 0) return endpoint.size() > 7;
   if (endpoint.rfind("tcp://", 0) == 0) {
     const std::string_view rest = endpoint.substr(6);
     const std::size_t colon = rest.rfind(':');
@@ -54,15 +55,25 @@ struct ControlClient::Impl {
   zmq::socket_t monitor{context, zmq::socket_type::pair};
   uint64_t next_request = 1;
   bool connected = false;  // the ZeroMQ handshake with the agent has succeeded
+  // unix:// endpoints: the agent's own stream socket instead of the DEALER.
+  std::unique_ptr<AgentLink> stream;
 
   void open();
   // Reads one pending monitor event and updates `connected`; nullopt when none.
   std::optional<Link> nextLinkEvent();
   Result<proto::Envelope> call(proto::Envelope request, milliseconds timeout);
+  Result<proto::Envelope> callOverStream(const proto::Envelope& request, uint64_t id,
+                                         milliseconds timeout);
   Result<proto::Envelope> callOrError(proto::Envelope request, milliseconds timeout);
 };
 
 void ControlClient::Impl::open() {
+  if (endpoint.rfind("unix://", 0) == 0) {
+    Result<std::unique_ptr<AgentLink>> link = AgentLink::create(endpoint, context, {});
+    if (!link.ok()) throw zmq::error_t();  // not reached: validEndpoint checked the form
+    stream = std::move(link).value();
+    return;
+  }
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::reconnect_ivl, 100);
   // The monitor reports refused connections and handshakes, so that "nothing is
@@ -101,6 +112,7 @@ std::optional<Link> ControlClient::Impl::nextLinkEvent() {
 Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milliseconds timeout) {
   const uint64_t id = next_request++;
   request.set_request_id(id);
+  if (stream) return callOverStream(request, id, timeout);
   // Link changes since the last call (the agent restarted ...) only update
   // `connected`: they say nothing yet about this request. A refusal swallowed
   // here repeats within reconnect_ivl (100 ms) while nothing listens.
@@ -179,6 +191,61 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
                      std::to_string(timeout.count()) + " ms: " + std::string(kWhatToDo));
 }
 
+Result<proto::Envelope> ControlClient::Impl::callOverStream(const proto::Envelope& request,
+                                                            uint64_t id, milliseconds timeout) {
+  for (auto change = stream->takeChange(); change != AgentLink::Change::kNone;
+       change = stream->takeChange()) {
+    connected = change == AgentLink::Change::kConnected;
+  }
+  if (!connected) {  // connect again now rather than at the link's next retry
+    stream->reopen();
+    connected = stream->takeChange() == AgentLink::Change::kConnected;
+    if (!connected) {
+      return unavailable("nothing is listening at " + endpoint +
+                         " (connection refused or no such socket): " + std::string(kWhatToDo));
+    }
+  }
+  proto::Envelope copy = request;
+  if (!stream->send(wire::encode(copy))) {
+    return unavailable("cannot queue a request for the ftb-agent at " + endpoint +
+                       " (its connection is full): retry, or check the agent");
+  }
+  const auto deadline = Clock::now() + timeout;
+  std::vector<zmq::pollitem_t> items;
+  for (auto now = Clock::now(); now < deadline; now = Clock::now()) {
+    items.clear();
+    stream->addPollItems(items, false);
+    try {
+      zmq::poll(items.data(), items.size(), std::chrono::ceil<milliseconds>(deadline - now));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      throw;
+    }
+    stream->afterPoll(items);
+    while (std::optional<std::string_view> reply = stream->receive()) {
+      Result<proto::Envelope> answer = wire::decode(reply->data(), reply->size());
+      if (!answer.ok()) {
+        return Status(answer.status().code(),
+                      "the ftb-agent at " + endpoint +
+                          " sent a reply this client cannot read: " + answer.status().message());
+      }
+      if (answer->request_id() == id || (answer->request_id() == 0 && answer->has_error())) {
+        return answer;
+      }
+    }
+    if (stream->takeChange() == AgentLink::Change::kDisconnected) {
+      connected = false;
+      return unavailable("the ftb-agent at " + endpoint +
+                         " closed the connection before answering: " + std::string(kWhatToDo));
+    }
+  }
+  return deadlineExceeded("the ftb-agent at " + endpoint +
+                          " is connected but did not answer within " +
+                          std::to_string(timeout.count()) +
+                          " ms: it may be overloaded; retry with a larger --timeout-ms or check "
+                          "its log");
+}
+
 // call(), with ZeroMQ's exceptions and the agent's Error replies turned into a Status.
 Result<proto::Envelope> ControlClient::Impl::callOrError(proto::Envelope request,
                                                          milliseconds timeout) {
@@ -222,7 +289,7 @@ Result<ControlClient> ControlClient::connect(std::string endpoint, const CurveCl
 Status ControlClient::checkEndpoint(std::string_view endpoint) {
   if (validEndpoint(endpoint)) return {};
   return invalidArgument("agent endpoint '" + std::string(endpoint) +
-                         "' is not ipc://PATH or tcp://HOST:PORT");
+                         "' is not ipc://PATH, unix://PATH or tcp://HOST:PORT");
 }
 
 const std::string& ControlClient::endpoint() const { return impl_->endpoint; }

@@ -30,21 +30,11 @@
 #include <string>
 #include <string_view>
 
+#include "client/agent_link.h"  // CurveClientKeys
 #include "client/status.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb {
-
-// CurveZMQ for a tcp:// agent that requires it (docs/SECURITY.md): the agent's
-// public key and this client's key pair, Z85, as in ClientOptions' curve_*
-// fields. Empty server_key: no Curve. Ignored for ipc://.
-struct CurveClientKeys {
-  std::string server_key;
-  std::string public_key;
-  std::string secret_key;
-
-  bool enabled() const { return !server_key.empty(); }
-};
 
 // Where a history query starts and ends, by the events' publish time in
 // nanoseconds since the Unix epoch; 0 leaves that side open.
@@ -57,13 +47,13 @@ class ControlClient {
  public:
   // Prepares a connection to `endpoint` ("" = defaultAgentEndpoint(), see client.h).
   // Does not wait for the agent: the first call finds out whether one answers.
-  // kInvalidArgument when the endpoint is not ipc://PATH or tcp://HOST:PORT.
+  // kInvalidArgument when the endpoint is not ipc://PATH, unix://PATH or tcp://HOST:PORT.
   static Result<ControlClient> connect(std::string endpoint = {});
   // The same over CurveZMQ when `curve` is enabled and the endpoint is tcp://;
   // kInvalidArgument when its keys are not 40-character Z85 text.
   static Result<ControlClient> connect(std::string endpoint, const CurveClientKeys& curve);
   // The check connect() makes: kInvalidArgument naming the endpoint unless it
-  // reads ipc://PATH or tcp://HOST:PORT.
+  // reads ipc://PATH, unix://PATH (the agent's own stream socket) or tcp://HOST:PORT.
   static Status checkEndpoint(std::string_view endpoint);
 
   ControlClient(ControlClient&&) noexcept;

@@ -51,21 +51,27 @@ def ftb_unit_tests(srcs, deps = [], size = "small"):
     for src in srcs:
         ftb_cc_test(name = src[:-len(".cc")], size = size, srcs = [src], deps = deps)
 
-def ftb_integration_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
-    """A Boost.Test target that runs real ftb-agent processes (tests/support/agent_process.h)."""
-    ftb_cc_test(
-        name = name,
-        size = size,
-        srcs = srcs,
-        data = data + ["//agent:ftb-agent"],
-        deps = deps + [
-            "//client",
-            "//client:core",
-            "//tests/support:agent_process",
-            "//tests/support:test_clients",
-        ],
-        **kwargs
-    )
+def ftb_integration_test(name, srcs, deps = [], data = [], size = "medium", over_stream = False, **kwargs):
+    """A Boost.Test target that runs real ftb-agent processes (tests/support/agent_process.h).
+
+    over_stream: also `<name>_over_stream`, the same test with its clients on the
+    agent's own Unix stream socket (AgentProcess::localEndpoint()) instead of ZeroMQ ipc://.
+    """
+    for suffix, transport in [("", "ipc")] + ([("_over_stream", "stream")] if over_stream else []):
+        ftb_cc_test(
+            name = name + suffix,
+            size = size,
+            srcs = srcs,
+            data = data + ["//agent:ftb-agent"],
+            env = {"FTB_TEST_LOCAL_TRANSPORT": transport},
+            deps = deps + [
+                "//client",
+                "//client:core",
+                "//tests/support:agent_process",
+                "//tests/support:test_clients",
+            ],
+            **kwargs
+        )
 
 def ftb_fuzz_test(name, srcs, deps = [], dict = None, seconds = 20):
     """A libFuzzer target `<name>_bin` and the test `<name>` that runs it (tests/fuzz/README.md).

@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
   NobodyChild impostor(impersonate);  // forked before any SDK thread starts
   AgentProcess agent({"--metrics-listen=127.0.0.1:0"});
   BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
-  const std::string endpoint = agent.ipcEndpoint();
+  const std::string endpoint = agent.localEndpoint();
 
   auto watcher = connectOrFail(endpoint, "FTB.WATCH", "watcher");
   auto sub = watcher->subscribe({.filter = std::string("event_space=") + kVictimSpace, .polling = true});
@@ -132,23 +132,23 @@ BOOST_AUTO_TEST_CASE(the_same_uid_may_resume_its_origin) {
   // old session: the same uid takes it over, as before.
   AgentProcess agent;
   RawIdentity who{.event_space = "FTB.RAW.TEST"};
-  RawPeer first(agent.ipcEndpoint());
+  RawPeer first(agent.localEndpoint());
   auto a = first.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}}));
   BOOST_REQUIRE(a && a->has_hello_reply());
-  RawPeer second(agent.ipcEndpoint());
+  RawPeer second(agent.localEndpoint());
   auto b = second.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}}));
   BOOST_TEST(errorText(b) == "hello accepted, accepted_seq=0");
 }
 
-BOOST_AUTO_TEST_CASE(tree_messages_from_the_ipc_socket_are_refused) {
+BOOST_AUTO_TEST_CASE(tree_messages_from_a_local_socket_are_refused) {
   AgentProcess agent;  // with a TCP endpoint: it is a tree node
-  auto watcher = connectOrFail(agent.ipcEndpoint(), "FTB.WATCH", "watcher");
+  auto watcher = connectOrFail(agent.localEndpoint(), "FTB.WATCH", "watcher");
   auto sub = watcher->subscribe({.filter = "event_space=FTB.RAW.TEST", .polling = true});
   BOOST_REQUIRE(sub.ok());
 
   // A local user poses as a child agent, then hands in an event under another
   // publisher's name with a sender "verified" as root.
-  RawPeer raw(agent.ipcEndpoint());
+  RawPeer raw(agent.localEndpoint());
   auto join = raw.call(treeMessage([](auto& m) {
     m.mutable_join_request()->set_attempt(1);
     m.mutable_join_request()->add_interest("*");
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(tree_messages_from_the_ipc_socket_are_refused) {
   auto tree = control.call(query);
   BOOST_REQUIRE(tree && tree->has_tree_info());
   BOOST_TEST(tree->tree_info().links_size() == 0);
-  auto real = connectOrFail(agent.ipcEndpoint(), "FTB.RAW.TEST", "real");
+  auto real = connectOrFail(agent.localEndpoint(), "FTB.RAW.TEST", "real");
   BOOST_REQUIRE(real->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
   BOOST_REQUIRE(real->publish("NOTE", "real").ok());
   auto got = watcher->poll(*sub, 5s);

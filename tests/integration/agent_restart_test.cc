@@ -95,14 +95,14 @@ BOOST_AUTO_TEST_CASE(clients_ride_through_an_agent_restart) {
   std::vector<Sub> subs;
   for (int s = 0; s < 3; ++s) {
     Sub sub{.name = "sub-" + std::to_string(s)};
-    sub.client = connect(s == 1 ? agent.tcpEndpoint() : agent.ipcEndpoint(), "FTB.RESTART.SUB",
+    sub.client = connect(s == 1 ? agent.tcpEndpoint() : agent.localEndpoint(), "FTB.RESTART.SUB",
                          sub.name);
     auto id = sub.client->subscribe({.filter = kFilter, .polling = true});
     BOOST_REQUIRE(id.ok());
     sub.id = *id;
     subs.push_back(std::move(sub));
   }
-  auto pub = connect(agent.ipcEndpoint(), "FTB.RESTART.PUB", "pub");
+  auto pub = connect(agent.localEndpoint(), "FTB.RESTART.PUB", "pub");
   BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
 
   publishRange(*pub, 0, kBefore);

@@ -44,7 +44,7 @@ class CrashingChild {
       close(die[1]);
       auto c = ftb::Client::connect({.event_space = "FTB.CRASH.CHILD",
                                      .client_name = "doomed",
-                                     .agent_endpoint = agent.ipcEndpoint()});
+                                     .agent_endpoint = agent.localEndpoint()});
       if (!c.ok()) _exit(3);
       if (!(*c)->subscribe({.filter = kChildFilter, .polling = true}).ok()) _exit(4);
       if (!(*c)->declare({{"LAST_WORDS", ftb::Severity::kInfo}}).ok()) _exit(5);
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(exited_clients_are_freed_within_the_client_timeout) {
   std::vector<std::unique_ptr<CrashingChild>> children;
   for (int i = 0; i < 3; ++i) children.push_back(std::make_unique<CrashingChild>(agent, Death::kExit));
 
-  auto survivor = connectOrFail(agent.ipcEndpoint(), "FTB.CRASH.SURVIVOR", "survivor");
+  auto survivor = connectOrFail(agent.localEndpoint(), "FTB.CRASH.SURVIVOR", "survivor");
   BOOST_REQUIRE(survivor->declare({{"STILL_HERE", ftb::Severity::kWarning}}).ok());
   auto survivor_sub = survivor->subscribe({.filter = "event_name=STILL_HERE", .polling = true});
   BOOST_REQUIRE(survivor_sub.ok());
@@ -172,9 +172,9 @@ BOOST_AUTO_TEST_CASE(killed_subscriber_during_traffic_costs_others_nothing) {
   CrashingChild child(agent, Death::kSigkill);
   const pid_t child_pid = child.pid();
 
-  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.CRASH.PUB", "pub");
+  auto pub = connectOrFail(agent.localEndpoint(), "FTB.CRASH.PUB", "pub");
   BOOST_REQUIRE(pub->declare({{"ALERT", ftb::Severity::kError}}).ok());
-  auto watcher = connectOrFail(agent.ipcEndpoint(), "FTB.CRASH.WATCH", "watcher");
+  auto watcher = connectOrFail(agent.localEndpoint(), "FTB.CRASH.WATCH", "watcher");
   auto watch = watcher->subscribe({.filter = kChildFilter, .polling = true});
   BOOST_REQUIRE(watch.ok());
   BOOST_REQUIRE(findByPid(ftb::testing::queryClients(agent.ipcEndpoint()), child_pid) != nullptr);

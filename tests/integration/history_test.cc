@@ -23,7 +23,7 @@ constexpr char kAll[] = "event_space=FTB.HIST.PUB";
 
 struct Publisher {
   explicit Publisher(const AgentProcess& agent, std::string name = "pub")
-      : client(connectOrFail(agent.ipcEndpoint(), "FTB.HIST.PUB", std::move(name))) {
+      : client(connectOrFail(agent.localEndpoint(), "FTB.HIST.PUB", std::move(name))) {
     BOOST_REQUIRE(client->declare({{"EV_A", ftb::Severity::kInfo}, {"EV_B", ftb::Severity::kWarning}}).ok());
   }
   // Event i is EV_A when i is even, EV_B when odd; its payload is i.
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(last_n_replays_the_newest_matching_events) {
   Publisher pub(agent);
   pub.publishRange(0, 30);
 
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.HIST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto newest_a = subscribe(*sub, "event_name=EV_A", {.last_n = 5});
   const auto more_than_there_are = subscribe(*sub, kAll, {.last_n = 100});
   const auto none = subscribe(*sub, kAll, {.last_n = 0});
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(replayed_events_keep_their_identity) {
   AgentProcess agent;
   Publisher pub(agent);
   const std::vector<ftb::EventId> ids = pub.publishRange(0, 4);
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.HIST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto all = subscribe(*sub, kAll, {.last_n = 4});
   for (int i = 0; i < 4; ++i) {
     auto n = sub->poll(all, 5s);
@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(since_replays_what_came_after_an_event) {
   Publisher pub(agent);
   const std::vector<ftb::EventId> ids = pub.publishRange(0, 20);
 
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.HIST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto after9 = subscribe(*sub, kAll, {.since = ids[9]});
   const auto after_newest = subscribe(*sub, kAll, {.since = ids[19]});
   const auto a_after9 = subscribe(*sub, "event_name=EV_A", {.since = ids[9]});
@@ -176,7 +176,7 @@ BOOST_AUTO_TEST_CASE(since_spans_publishers_in_arrival_order) {
     ones.push_back(one.publishRange(i, i + 1)[0]);
     two.publishRange(100 + i, 101 + i);
   }
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.HIST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto since = subscribe(*sub, kAll, {.since = ones[1]});
   two.publishRange(200, 201);  // live
   CHECK_STREAM(collectUntil(*sub, since, 200, "since one:1"),
@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(history_is_bounded_by_count) {
   const std::vector<ftb::EventId> ids = pub.publishRange(0, 30);
   BOOST_CHECK_EQUAL(ftb::testing::queryStatus(agent.ipcEndpoint()).history_events(), 10u);
 
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.HIST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto last20 = subscribe(*sub, kAll, {.last_n = 20});
   const auto after25 = subscribe(*sub, kAll, {.since = ids[25]});
   pub.publishRange(30, 31);
@@ -227,7 +227,7 @@ BOOST_AUTO_TEST_CASE(history_is_bounded_by_age) {
                         },
                                 5s),
                         "events older than --history-max-age-s=1 are still kept");
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.HIST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto last10 = subscribe(*sub, kAll, {.last_n = 10});
   pub.publishRange(5, 6);
   CHECK_STREAM(collectUntil(*sub, last10, 5, "last 10 after expiry"), range(5, 6));

@@ -162,10 +162,10 @@ std::vector<ftb::Event> eventsUpToDeathOf(Subscriber& sub, WillChild& marker) {
 
 BOOST_AUTO_TEST_CASE(a_killed_client_has_its_will_and_a_lost_notice_published_once_at_once) {
   AgentProcess agent(kAgentFlags);
-  WillChild child(agent.ipcEndpoint(), "rank3");  // before any SDK thread here
-  WillChild marker(agent.ipcEndpoint(), "marker");
+  WillChild child(agent.localEndpoint(), "rank3");  // before any SDK thread here
+  WillChild marker(agent.localEndpoint(), "marker");
   const pid_t pid = child.pid();
-  Subscriber sub(agent.ipcEndpoint());
+  Subscriber sub(agent.localEndpoint());
 
   const auto killed = child.kill();
   auto got = sub.until([&](const ftb::Event& e) { return isLostNoticeOf(e, pid); }, kBound);
@@ -206,10 +206,10 @@ BOOST_AUTO_TEST_CASE(a_killed_client_has_its_will_and_a_lost_notice_published_on
 
 BOOST_AUTO_TEST_CASE(a_clean_disconnect_publishes_neither_will_nor_notice) {
   AgentProcess agent(kAgentFlags);
-  WillChild child(agent.ipcEndpoint(), "leaver");
-  WillChild marker(agent.ipcEndpoint(), "marker");
+  WillChild child(agent.localEndpoint(), "leaver");
+  WillChild marker(agent.localEndpoint(), "marker");
   const pid_t pid = child.pid();
-  Subscriber sub(agent.ipcEndpoint());
+  Subscriber sub(agent.localEndpoint());
 
   child.exitCleanly();
   BOOST_REQUIRE(waitFor([&] {
@@ -224,9 +224,9 @@ BOOST_AUTO_TEST_CASE(a_clean_disconnect_publishes_neither_will_nor_notice) {
 
 BOOST_AUTO_TEST_CASE(an_agent_restart_publishes_no_will_and_the_new_agent_keeps_it) {
   AgentProcess agent(kAgentFlags);
-  WillChild child(agent.ipcEndpoint(), "survivor");
+  WillChild child(agent.localEndpoint(), "survivor");
   const pid_t pid = child.pid();
-  Subscriber sub(agent.ipcEndpoint());
+  Subscriber sub(agent.localEndpoint());
 
   agent.terminate();
   agent.restart();
@@ -251,8 +251,8 @@ BOOST_AUTO_TEST_CASE(an_agent_restart_publishes_no_will_and_the_new_agent_keeps_
 // socket's end is not a death.
 BOOST_AUTO_TEST_CASE(a_client_that_reconnects_itself_does_not_trigger_its_will) {
   AgentProcess agent(kAgentFlags);
-  WillChild marker(agent.ipcEndpoint(), "marker");
-  Subscriber sub(agent.ipcEndpoint());
+  WillChild marker(agent.localEndpoint(), "marker");
+  Subscriber sub(agent.localEndpoint());
   ftb::testing::RawIdentity who{.client_name = "reconnecter", .event_space = "FTB.WILL.RANKS",
                                 .host = "raw-host", .pid = 777, .process_start_ns = 5,
                                 .client_instance = 1};
@@ -296,7 +296,7 @@ BOOST_AUTO_TEST_CASE(a_will_that_could_not_be_published_refuses_the_connect) {
   BOOST_TEST(r->error().message().find("not among the Hello's declarations") != std::string::npos);
   // Too big, through the SDK: connect() names the limit.
   auto c = ftb::Client::connect({.event_space = "FTB.WILL.RANKS", .client_name = "big",
-                                 .agent_endpoint = agent.ipcEndpoint(),
+                                 .agent_endpoint = agent.localEndpoint(),
                                  .last_will = ftb::LastWill{.event_name = "RANK_GONE",
                                                             .payload = std::string(100000, 'x')}});
   BOOST_REQUIRE(!c.ok());

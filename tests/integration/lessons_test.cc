@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(idle_tcp_peers_and_a_client_that_never_reads_do_not_stall_t
   // New clients still connect promptly, over TCP and IPC.
   auto pub = timed("connect over IPC", 3000ms, [&] {
     return connect({.event_space = "FTB.LESSON.PUB", .client_name = "pub",
-                    .agent_endpoint = agent.ipcEndpoint(), .connect_timeout = 2000ms});
+                    .agent_endpoint = agent.localEndpoint(), .connect_timeout = 2000ms});
   });
   auto sub = timed("connect over TCP", 3000ms, [&] {
     return connect({.event_space = "FTB.LESSON.SUB", .client_name = "sub",
@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(connect_to_a_missing_agent_fails_within_connect_timeout) {
 BOOST_AUTO_TEST_CASE(calls_on_a_client_whose_agent_died_return_promptly) {
   AgentProcess agent;
   auto client = connect({.event_space = "FTB.LESSON.ORPHAN", .client_name = "orphan",
-                         .agent_endpoint = agent.ipcEndpoint(), .request_timeout = 1000ms,
+                         .agent_endpoint = agent.localEndpoint(), .request_timeout = 1000ms,
                          .publish_buffer_events = 50});
   BOOST_REQUIRE(client->declare({{"PING", ftb::Severity::kInfo}}).ok());
   auto id = client->subscribe({.filter = "event_name=PING", .polling = true});
@@ -251,7 +251,7 @@ BOOST_AUTO_TEST_CASE(calls_on_a_client_whose_agent_died_return_promptly) {
 BOOST_AUTO_TEST_CASE(calls_on_a_client_whose_agent_hangs_return_promptly) {
   AgentProcess agent;
   auto client = connect({.event_space = "FTB.LESSON.HUNG", .client_name = "patient",
-                         .agent_endpoint = agent.ipcEndpoint(), .request_timeout = 1000ms});
+                         .agent_endpoint = agent.localEndpoint(), .request_timeout = 1000ms});
   BOOST_REQUIRE(client->declare({{"PING", ftb::Severity::kInfo}}).ok());
   auto id = client->subscribe({.filter = "event_name=PING", .polling = true});
   BOOST_REQUIRE(id.ok());
@@ -277,13 +277,13 @@ BOOST_AUTO_TEST_CASE(calls_on_a_client_whose_agent_hangs_return_promptly) {
 
 BOOST_AUTO_TEST_CASE(event_spaces_with_fewer_than_three_parts) {
   AgentProcess agent;
-  auto one = connect({.event_space = "FTB", .client_name = "one", .agent_endpoint = agent.ipcEndpoint()});
-  auto two = connect({.event_space = "ftb.mpi", .client_name = "two", .agent_endpoint = agent.ipcEndpoint()});
+  auto one = connect({.event_space = "FTB", .client_name = "one", .agent_endpoint = agent.localEndpoint()});
+  auto two = connect({.event_space = "ftb.mpi", .client_name = "two", .agent_endpoint = agent.localEndpoint()});
   BOOST_REQUIRE(one->declare({{"E1", ftb::Severity::kInfo}}).ok());
   BOOST_REQUIRE(two->declare({{"E2", ftb::Severity::kInfo}}).ok());
 
   auto watcher = connect({.event_space = "FTB.LESSON.WATCH", .client_name = "watcher",
-                          .agent_endpoint = agent.ipcEndpoint()});
+                          .agent_endpoint = agent.localEndpoint()});
   struct Expect {
     std::string filter;
     std::vector<std::string> spaces;  // what it must receive, in order
@@ -304,7 +304,7 @@ BOOST_AUTO_TEST_CASE(event_spaces_with_fewer_than_three_parts) {
   }
   // An end marker after both, in a space none of the filters above matches.
   auto end_pub = connect({.event_space = "END.MARK", .client_name = "end",
-                          .agent_endpoint = agent.ipcEndpoint()});
+                          .agent_endpoint = agent.localEndpoint()});
   BOOST_REQUIRE(end_pub->declare({{"END", ftb::Severity::kInfo}}).ok());
   auto end_id = watcher->subscribe({.filter = "event_space=END.MARK", .polling = true});
   BOOST_REQUIRE(end_id.ok());
@@ -332,7 +332,7 @@ BOOST_AUTO_TEST_CASE(event_spaces_with_fewer_than_three_parts) {
   // Malformed spaces and patterns are refused with an error naming them; nothing crashes.
   for (std::string bad : {"", ".", "FTB.", ".FTB", "FTB..MPI", "FTB MPI"}) {
     auto c = ftb::Client::connect({.event_space = bad, .client_name = "bad",
-                                   .agent_endpoint = agent.ipcEndpoint(), .connect_timeout = 1000ms});
+                                   .agent_endpoint = agent.localEndpoint(), .connect_timeout = 1000ms});
     BOOST_CHECK_MESSAGE(!c.ok() && c.status().code() == Code::kInvalidArgument,
                         "event space '" << bad << "': " << (c.ok() ? "accepted" : c.status().toString()));
   }
@@ -349,11 +349,11 @@ BOOST_AUTO_TEST_CASE(polling_subscriber_with_the_default_queue_receives_a_100000
   constexpr int kBurst = 100000;
   AgentProcess agent;
   auto sub = connect({.event_space = "FTB.LESSON.SUB", .client_name = "sub",
-                      .agent_endpoint = agent.ipcEndpoint()});
+                      .agent_endpoint = agent.localEndpoint()});
   auto id = sub->subscribe({.filter = "event_space=FTB.LESSON.BURST", .polling = true});
   BOOST_REQUIRE(id.ok());
   auto pub = connect({.event_space = "FTB.LESSON.BURST", .client_name = "burst",
-                      .agent_endpoint = agent.ipcEndpoint()});
+                      .agent_endpoint = agent.localEndpoint()});
   BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
 
   const auto start = Clock::now();

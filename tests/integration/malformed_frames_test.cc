@@ -55,7 +55,7 @@ Envelope publishOf(std::initializer_list<std::string> events) {
 // A good publisher and subscriber on the same agent: proves it still serves.
 struct GoodPair {
   explicit GoodPair(const AgentProcess& agent)
-      : pub(connectOrFail(agent.ipcEndpoint(), "FTB.TEST.GOOD", "good-pub")),
+      : pub(connectOrFail(agent.localEndpoint(), "FTB.TEST.GOOD", "good-pub")),
         sub(connectOrFail(agent.tcpEndpoint(), "FTB.TEST.WATCH", "good-sub")) {
     BOOST_REQUIRE(pub->declare({{"PING", ftb::Severity::kInfo}}).ok());
     auto id = sub->subscribe({.filter = "event_space=FTB.TEST.GOOD", .polling = true});
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(frames_that_are_not_ftb_messages) {
   const uint64_t bad_before =
       ftb::testing::queryStatus(agent.ipcEndpoint()).counters().bad_frames();
 
-  RawPeer peer(agent.ipcEndpoint());
+  RawPeer peer(agent.localEndpoint());
 
   peer.sendBytes(std::string("\x07\xff\xfe not protobuf", 16));
   checkError(nextError(peer, "garbage"), Error::INVALID_ARGUMENT,
@@ -103,7 +103,9 @@ BOOST_AUTO_TEST_CASE(frames_that_are_not_ftb_messages) {
   checkError(nextError(peer, "empty frame"), Error::INVALID_ARGUMENT, {"empty"}, "empty frame");
   good.roundTrip("after empty frame");
 
-  {
+  if (peer.overStream()) {
+    BOOST_TEST_MESSAGE("multi-part: a ZeroMQ notion, the stream socket has no such message");
+  } else {
     Envelope status;
     status.mutable_status_request();
     const std::string frame = ftb::wire::encode(status);
@@ -148,15 +150,15 @@ BOOST_AUTO_TEST_CASE(frames_that_are_not_ftb_messages) {
 
   // A frame far beyond the agent's size limit costs its sender the connection, nothing more.
   {
-    RawPeer huge(agent.ipcEndpoint());
+    RawPeer huge(agent.localEndpoint());
     huge.sendBytes(std::string(17 << 20, 'x'));
     good.roundTrip("after a 17 MiB frame");
   }
 
   const uint64_t bad_after =
       ftb::testing::queryStatus(agent.ipcEndpoint()).counters().bad_frames();
-  // garbage, empty, multi-part, version 2, no body, wrong type.
-  BOOST_CHECK_EQUAL(bad_after - bad_before, 6u);
+  // garbage, empty, multi-part (ZeroMQ only), version 2, no body, wrong type.
+  BOOST_CHECK_EQUAL(bad_after - bad_before, peer.overStream() ? 5u : 6u);
 }
 
 BOOST_AUTO_TEST_CASE(requests_that_break_the_protocol_rules) {
@@ -166,7 +168,7 @@ BOOST_AUTO_TEST_CASE(requests_that_break_the_protocol_rules) {
   const ftb::proto::Counters before = ftb::testing::queryStatus(agent.ipcEndpoint()).counters();
 
   RawIdentity who;
-  RawPeer peer(agent.ipcEndpoint());
+  RawPeer peer(agent.localEndpoint());
 
   {
     auto reply = peer.call(publishOf({makeEventBytes(who, "SMALL", ftb::proto::INFO, 1)}));
@@ -185,7 +187,7 @@ BOOST_AUTO_TEST_CASE(requests_that_break_the_protocol_rules) {
   good.roundTrip("after publish before hello");
 
   {
-    RawPeer bad_hello(agent.ipcEndpoint());
+    RawPeer bad_hello(agent.localEndpoint());
     RawIdentity bad = who;
     bad.event_space = "FTB..BAD";
     auto reply = bad_hello.call(makeHello(bad, {}));

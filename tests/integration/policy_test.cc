@@ -148,11 +148,11 @@ BOOST_AUTO_TEST_CASE(subscribe_rules_withhold_events) {
   const std::string policy = dir.path() + "/policy.conf";
   std::ofstream(policy) << "publish * *\nsubscribe FTB.SECRET.* uid=4242\nsubscribe * *\n";
   AgentProcess agent({"--policy-file=" + policy, "--metrics-listen=127.0.0.1:0"});
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.SUB", "sub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.TEST.SUB", "sub");
   auto id = sub->subscribe({.filter = "", .polling = true});
   BOOST_REQUIRE(id.ok());
   for (const std::string space : {"FTB.SECRET.A", "FTB.OPEN.A"}) {
-    auto pub = connectOrFail(agent.ipcEndpoint(), space, "pub");
+    auto pub = connectOrFail(agent.localEndpoint(), space, "pub");
     BOOST_REQUIRE(pub->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
     BOOST_REQUIRE(pub->publish("NOTE", space).ok());
     BOOST_REQUIRE(pub->flush(5s).ok());
@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(history_and_replay_answer_to_the_subscribe_check) {
   AgentProcess agent({"--policy-file=" + policy});
   BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
   for (const std::string space : {"FTB.SECRET.KEYS", "FTB.OPEN.A"}) {
-    auto pub = connectOrFail(agent.ipcEndpoint(), space, "pub");
+    auto pub = connectOrFail(agent.localEndpoint(), space, "pub");
     BOOST_REQUIRE(pub->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
     BOOST_REQUIRE(pub->publish("NOTE", space == "FTB.OPEN.A" ? "open" : "the key").ok());
     BOOST_REQUIRE(pub->flush(5s).ok());

@@ -20,8 +20,8 @@ namespace {
 
 BOOST_AUTO_TEST_CASE(polling_subscriber_receives_matching_events_in_order) {
   AgentProcess agent;
-  auto sub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.SUB", "sub");
-  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.MPI.OPENMPI", "pub");
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.TEST.SUB", "sub");
+  auto pub = connectOrFail(agent.localEndpoint(), "FTB.MPI.OPENMPI", "pub");
   BOOST_REQUIRE(pub->declare({{"PROC_DEAD", ftb::Severity::kFatal},
                               {"CHECKPOINT", ftb::Severity::kInfo}}).ok());
   auto id = sub->subscribe({.filter = "event_space=FTB.MPI.*, severity>=error", .polling = true});
@@ -51,8 +51,8 @@ BOOST_AUTO_TEST_CASE(polling_subscriber_receives_matching_events_in_order) {
 
 BOOST_AUTO_TEST_CASE(callback_subscriber_and_request_response) {
   AgentProcess agent;
-  auto responder = connectOrFail(agent.ipcEndpoint(), "FTB.CKPT.BLCR", "responder");
-  auto requester = connectOrFail(agent.ipcEndpoint(), "FTB.JL.JOB1", "launcher");
+  auto responder = connectOrFail(agent.localEndpoint(), "FTB.CKPT.BLCR", "responder");
+  auto requester = connectOrFail(agent.localEndpoint(), "FTB.JL.JOB1", "launcher");
   BOOST_REQUIRE(requester->declare({{"FTB_CHECKPOINT", ftb::Severity::kInfo}}).ok());
   BOOST_REQUIRE(responder->declare({{"FTB_CHECKPOINT_DONE", ftb::Severity::kInfo}}).ok());
   ftb::Client* r = responder.get();
@@ -72,8 +72,8 @@ BOOST_AUTO_TEST_CASE(callback_subscriber_and_request_response) {
 
 BOOST_AUTO_TEST_CASE(request_carries_tags_to_the_responder) {
   AgentProcess agent;
-  auto responder = connectOrFail(agent.ipcEndpoint(), "FTB.MPI.FTBCKPT", "rank0");
-  auto requester = connectOrFail(agent.ipcEndpoint(), "FTB.JL.JOB2", "launcher");
+  auto responder = connectOrFail(agent.localEndpoint(), "FTB.MPI.FTBCKPT", "rank0");
+  auto requester = connectOrFail(agent.localEndpoint(), "FTB.JL.JOB2", "launcher");
   BOOST_REQUIRE(requester->declare({{"FTB_CHECKPOINT", ftb::Severity::kInfo}}).ok());
   BOOST_REQUIRE(responder->declare({{"FTB_CHECKPOINT_DONE", ftb::Severity::kInfo}}).ok());
   ftb::Client* r = responder.get();
@@ -104,10 +104,10 @@ BOOST_AUTO_TEST_CASE(request_carries_tags_to_the_responder) {
 // destroyed client, and no callback after the one that disconnected.
 BOOST_AUTO_TEST_CASE(a_callback_may_disconnect_and_destroy_its_own_client) {
   AgentProcess agent;
-  auto pub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.PUB", "pub");
+  auto pub = connectOrFail(agent.localEndpoint(), "FTB.TEST.PUB", "pub");
   BOOST_REQUIRE(pub->declare({{"TICK", ftb::Severity::kInfo}}).ok());
   std::mutex mu;
-  std::unique_ptr<ftb::Client> sub = connectOrFail(agent.ipcEndpoint(), "FTB.TEST.SUB", "self-closing");
+  std::unique_ptr<ftb::Client> sub = connectOrFail(agent.localEndpoint(), "FTB.TEST.SUB", "self-closing");
   std::atomic<int> calls{0};
   std::atomic<bool> destroyed{false};
   auto id = sub->subscribe({.filter = "event_space=FTB.TEST.PUB", .callback = [&](const ftb::Notification& n) {

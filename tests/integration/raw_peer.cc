@@ -8,20 +8,45 @@ namespace ftb::testing {
 
 RawPeer::RawPeer(const std::string& endpoint, int rcvhwm)
     : socket_(context_, zmq::socket_type::dealer) {
+  if (endpoint.rfind("unix://", 0) == 0) {
+    auto link = AgentLink::create(endpoint, context_, {});
+    BOOST_REQUIRE_MESSAGE(link.ok(), link.status().toString());
+    stream_ = std::move(link).value();
+    BOOST_REQUIRE_MESSAGE(stream_->takeChange() == AgentLink::Change::kConnected,
+                          "raw peer: nothing listens at " << endpoint);
+    return;
+  }
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::rcvhwm, rcvhwm);
   socket_.set(zmq::sockopt::sndtimeo, 5000);
   socket_.connect(endpoint);
 }
 
-RawPeer::~RawPeer() { socket_.close(); }
+RawPeer::~RawPeer() {
+  if (stream_) stream_->close(std::chrono::milliseconds(0));
+  socket_.close();
+}
 
 void RawPeer::sendBytes(std::string_view bytes) {
+  if (stream_) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    std::vector<zmq::pollitem_t> items;
+    while (!stream_->send(bytes)) {
+      BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < deadline,
+                            "raw peer could not send within 5 s");
+      items.clear();
+      stream_->addPollItems(items, true);
+      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(100));
+      stream_->afterPoll(items);
+    }
+    return;
+  }
   auto sent = socket_.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
   BOOST_REQUIRE_MESSAGE(sent.has_value(), "raw peer could not send within 5 s");
 }
 
 void RawPeer::sendMultipart(const std::vector<std::string>& frames) {
+  BOOST_REQUIRE_MESSAGE(!stream_, "multi-part messages are a ZeroMQ notion: the stream socket has none");
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const auto flags = i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
     auto sent = socket_.send(zmq::buffer(frames[i]), flags);
@@ -44,6 +69,17 @@ std::optional<std::string> RawPeer::recvBytes(std::chrono::milliseconds timeout)
   }
   zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<zmq::pollitem_t> items;
+  while (stream_) {
+    if (std::optional<std::string_view> frame = stream_->receive()) return std::string(*frame);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    items.clear();
+    stream_->addPollItems(items, false);
+    zmq::poll(items.data(), items.size(), left);
+    stream_->afterPoll(items);
+  }
   while (true) {
     zmq::message_t frame;
     if (socket_.recv(frame, zmq::recv_flags::dontwait)) return frame.to_string();

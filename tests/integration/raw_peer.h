@@ -1,4 +1,5 @@
-// Test support for integration tests: a raw ZeroMQ DEALER that speaks (or
+// Test support for integration tests: a raw peer (a ZeroMQ DEALER, or for a
+// unix:// endpoint a connection to the agent's own stream socket) that speaks (or
 // deliberately mis-speaks) the ftb wire protocol to a real agent, plus helpers
 // for the control API (StatusRequest, ClientsRequest) and for building Hello
 // messages and events by hand.
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,14 +23,16 @@
 
 #include <zmq.hpp>
 
+#include "client/agent_link.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::testing {
 
 class RawPeer {
  public:
-  // Connects a DEALER to `endpoint`. `rcvhwm` bounds what ZeroMQ buffers for us
-  // (1 = a peer that reads nothing leaves everything in the agent).
+  // Connects a DEALER to `endpoint` (unix://: the stream socket, fails the test
+  // unless an agent listens). `rcvhwm` bounds what ZeroMQ buffers for us (1 = a
+  // peer that reads nothing leaves everything in the agent); unused for unix://.
   explicit RawPeer(const std::string& endpoint, int rcvhwm = 1000);
   ~RawPeer();
 
@@ -52,11 +56,13 @@ class RawPeer {
   std::optional<proto::Envelope> call(proto::Envelope envelope,
                                       std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
-  zmq::socket_t& socket() { return socket_; }
+  zmq::socket_t& socket() { return socket_; }  // ZeroMQ endpoints only
+  bool overStream() const { return stream_ != nullptr; }
 
  private:
   zmq::context_t context_{1};
   zmq::socket_t socket_;
+  std::unique_ptr<AgentLink> stream_;  // set for unix:// endpoints
   std::deque<std::string> backlog_;
   uint64_t next_request_ = 1000;
 };

@@ -39,7 +39,7 @@ std::unique_ptr<ftb::Client> connect(ftb::ClientOptions options) {
 
 std::unique_ptr<ftb::Client> connectPublisher(const AgentProcess& agent) {
   auto pub = connect({.event_space = "FTB.FLOOD", .client_name = "flooder",
-                      .agent_endpoint = agent.ipcEndpoint()});
+                      .agent_endpoint = agent.localEndpoint()});
   BOOST_REQUIRE(pub->declare({{"EV_A", ftb::Severity::kInfo}, {"EV_B", ftb::Severity::kInfo}}).ok());
   return pub;
 }
@@ -96,11 +96,11 @@ void expectAll(ftb::Client& sub, ftb::SubscriptionId id, int first, int step, in
 BOOST_AUTO_TEST_CASE(sdk_poller_that_does_not_poll_learns_every_loss) {
   AgentProcess agent({"--client-queue-events=2048", "--socket-hwm=16"});
   auto fast = connect({.event_space = "FTB.TEST.FAST", .client_name = "fast",
-                       .agent_endpoint = agent.ipcEndpoint()});
+                       .agent_endpoint = agent.localEndpoint()});
   auto fast_id = fast->subscribe({.filter = kFloodFilter, .polling = true});
   BOOST_REQUIRE(fast_id.ok());
   auto slow = connect({.event_space = "FTB.TEST.SLOW", .client_name = "slow",
-                       .agent_endpoint = agent.ipcEndpoint(), .poll_queue_events = 100});
+                       .agent_endpoint = agent.localEndpoint(), .poll_queue_events = 100});
   auto slow_id = slow->subscribe({.filter = kFloodFilter, .polling = true});
   BOOST_REQUIRE(slow_id.ok());
   auto pub = connectPublisher(agent);
@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(sdk_poller_that_does_not_poll_learns_every_loss) {
 BOOST_AUTO_TEST_CASE(agent_reports_every_event_it_drops_for_a_peer_that_does_not_read) {
   AgentProcess agent({"--client-queue-events=2048", "--socket-hwm=8", "--client-timeout-ms=60000"});
   auto fast = connect({.event_space = "FTB.TEST.FAST", .client_name = "fast",
-                       .agent_endpoint = agent.ipcEndpoint()});
+                       .agent_endpoint = agent.localEndpoint()});
   auto fast_id = fast->subscribe({.filter = kFloodFilter, .polling = true});
   BOOST_REQUIRE(fast_id.ok());
 
@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(frozen_subscriber_process_with_two_subscriptions) {
   if (child == 0) {
     uint64_t report[5] = {0, 0, 0, 0, 1};  // received A, missed A, received B, missed B, in order
     auto c = ftb::Client::connect({.event_space = "FTB.TEST.FROZEN", .client_name = "frozen",
-                                   .agent_endpoint = agent.ipcEndpoint()});
+                                   .agent_endpoint = agent.localEndpoint()});
     if (!c.ok()) _exit(3);
     auto a = (*c)->subscribe({.filter = "event_space=FTB.FLOOD, event_name=EV_A", .polling = true});
     auto b = (*c)->subscribe({.filter = "event_space=FTB.FLOOD, event_name=EV_B", .polling = true});
@@ -334,7 +334,7 @@ BOOST_AUTO_TEST_CASE(blocked_callback_is_told_what_it_missed) {
   int64_t last = -1;
   bool in_order = true;
   auto sub = connect({.event_space = "FTB.TEST.CB", .client_name = "blocked",
-                      .agent_endpoint = agent.ipcEndpoint(), .poll_queue_events = kQueue});
+                      .agent_endpoint = agent.localEndpoint(), .poll_queue_events = kQueue});
   auto id = sub->subscribe({.filter = kFloodFilter, .callback = [&](const Notification& n) {
                               std::unique_lock lock(mu);
                               cv.wait(lock, [&] { return released; });

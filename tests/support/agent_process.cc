@@ -43,6 +43,16 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string AgentProcess::localEndpoint() const {
+  const char* transport = std::getenv("FTB_TEST_LOCAL_TRANSPORT");
+  if (transport == nullptr || std::string(transport).empty() || std::string(transport) == "ipc") {
+    return ipcEndpoint();
+  }
+  if (std::string(transport) == "stream") return streamEndpoint();
+  throw std::runtime_error(std::string("FTB_TEST_LOCAL_TRANSPORT=") + transport +
+                           ": expected ipc or stream");
+}
+
 AgentProcess::AgentProcess(std::vector<std::string> extra_flags)
     : extra_flags_(std::move(extra_flags)) {
   start();

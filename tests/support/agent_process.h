@@ -37,6 +37,12 @@ class AgentProcess {
   ~AgentProcess();  // SIGTERM, then SIGKILL if it lingers
 
   std::string ipcEndpoint() const { return "ipc://" + dir_.path() + "/agent.sock"; }
+  // The agent's own Unix stream socket (its --local-endpoint "auto" beside the IPC socket).
+  std::string streamEndpoint() const { return "unix://" + dir_.path() + "/agent.stream"; }
+  // The local endpoint this test run uses: streamEndpoint() when the test target
+  // sets FTB_TEST_LOCAL_TRANSPORT=stream, else ipcEndpoint(). Suites that must
+  // hold over both transports run twice (tests/integration/BUILD).
+  std::string localEndpoint() const;
   // The TCP endpoint actually bound, e.g. "tcp://127.0.0.1:41234".
   const std::string& tcpEndpoint() const { return tcp_endpoint_; }
   // "127.0.0.1:port" of the metrics endpoint, when started with --metrics-listen.

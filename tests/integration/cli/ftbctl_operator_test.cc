@@ -305,6 +305,37 @@ BOOST_AUTO_TEST_CASE(curve_options_reach_a_curve_agent) {
   BOOST_TEST(no_such_pub.exit_code == 6, describe(no_such_pub));
 }
 
+BOOST_AUTO_TEST_CASE(every_command_works_over_the_agents_own_stream_socket) {
+  AgentProcess agent;
+  const std::string stream = agent.streamEndpoint();
+  ChildResult status = runChild(ftbctlCommand(stream, {"status", "--json"}));
+  BOOST_REQUIRE_MESSAGE(status.exit_code == 0, describe(status));
+  BOOST_TEST(contains(status.out, stream));  // the agent lists the endpoint it serves
+
+  ChildProcess watcher(ftbctlCommand(stream, {"watch", "--json", "--count", "1", "--timeout", "20s",
+                                              "--filter", "event_space=FTB.STREAMTEST"}));
+  // The watcher is a local client on the stream socket: the agent knows its pid from the kernel.
+  BOOST_REQUIRE(waitFor([&] {
+    ChildResult c = runChild(ftbctlCommand(stream, {"clients", "--json"}));
+    return contains(c.out, "event_space=FTB.STREAMTEST") &&
+           contains(c.out, "\"pid\":" + std::to_string(watcher.pid())) &&
+           contains(c.out, "\"credentials_known\":true");
+  }));
+  ChildResult pub = runChild(ftbctlCommand(stream, {"publish", "--space", "FTB.STREAMTEST", "--name",
+                                                    "OVER_STREAM", "--severity", "info"}));
+  BOOST_REQUIRE_MESSAGE(pub.exit_code == 0, describe(pub));
+  ChildResult watched = watcher.wait();
+  BOOST_TEST(watched.exit_code == 0, describe(watched));
+  BOOST_TEST(contains(watched.out, "OVER_STREAM"));
+  ChildResult history = runChild(ftbctlCommand(stream, {"history", "--json"}));
+  BOOST_TEST(contains(history.out, "OVER_STREAM"), describe(history));
+
+  // Nothing listening there: exit 2 at once, saying so.
+  ChildResult dead = runChild(ftbctlCommand("unix://" + agent.dir() + "/nothing.stream", {"status"}));
+  BOOST_TEST(dead.exit_code == 2, describe(dead));
+  BOOST_TEST(contains(dead.err, "nothing is listening"), describe(dead));
+}
+
 BOOST_AUTO_TEST_CASE(tree_over_curve_reports_healthy_agents_as_healthy) {
   TempDir dir;
   const auto cluster = ftb::curve::generateKeyPair().value();

@@ -1,0 +1,219 @@
+#include "agent/local_stream_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+namespace ftb::agent {
+namespace {
+
+constexpr std::string_view kScheme = "unix://";
+// Routing ids of this transport: a zero byte, 'U', then 8 bytes of counter.
+// ZeroMQ's own ids are 5 bytes that start with a zero byte; ids that peers
+// choose may not start with one, so no ZeroMQ peer can take these.
+constexpr char kIdTag[2] = {'\0', 'U'};
+constexpr std::size_t kIdSize = 10;
+
+std::string makeRoutingId(uint64_t n) {
+  std::string id(kIdTag, 2);
+  for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  return id;
+}
+
+Result<sockaddr_un> addressOf(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof(address.sun_path)) {
+    return invalidArgument("the local socket path '" + path + "' must have 1 to " +
+                           std::to_string(sizeof(address.sun_path) - 1) + " characters");
+  }
+  std::memcpy(address.sun_path, path.data(), path.size());
+  return address;
+}
+
+// Whether a live process accepts connections on the socket file.
+bool someoneListens(const sockaddr_un& address) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const bool answered = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(fd);
+  return answered;
+}
+
+}  // namespace
+
+bool LocalStreamServer::isRoutingId(const std::string& routing_id) {
+  return routing_id.size() == kIdSize && routing_id[0] == kIdTag[0] && routing_id[1] == kIdTag[1];
+}
+
+Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::string& endpoint,
+                                                                     std::size_t max_frame_bytes) {
+  if (endpoint.rfind(kScheme, 0) != 0) {
+    return invalidArgument("--local-endpoint '" + endpoint + "' must start with unix:// (or be none)");
+  }
+  const std::string path = endpoint.substr(kScheme.size());
+  Result<sockaddr_un> address = addressOf(path);
+  if (!address.ok()) return address.status();
+  const std::filesystem::path file(path);
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) {
+    return failedPrecondition("cannot create directory " + file.parent_path().string() + " for " +
+                              endpoint + ": " + ec.message() + " (choose another --local-endpoint)");
+  }
+  if (std::filesystem::exists(file, ec)) {
+    if (someoneListens(*address)) {
+      return failedPrecondition("another ftb-agent is already serving " + endpoint +
+                                " (stop it or choose another --local-endpoint)");
+    }
+    std::filesystem::remove(file, ec);  // left by an agent that died
+  }
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return internalError(std::string("socket(AF_UNIX): ") + std::strerror(errno));
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&*address), sizeof(*address)) != 0 ||
+      ::listen(fd, 256) != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    return failedPrecondition("cannot listen on " + endpoint + ": " + why +
+                              " (choose another --local-endpoint)");
+  }
+  ::chmod(path.c_str(), 0666);
+  return std::unique_ptr<LocalStreamServer>(new LocalStreamServer(endpoint, path, fd, max_frame_bytes));
+}
+
+LocalStreamServer::~LocalStreamServer() {
+  for (auto& [id, c] : connections_) {
+    if (c->fd >= 0) ::close(c->fd);
+  }
+  ::close(listen_fd_);
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);
+}
+
+void LocalStreamServer::addPollItems(std::vector<zmq::pollitem_t>& items) {
+  first_item_ = items.size();
+  items.push_back(zmq::pollitem_t{nullptr, listen_fd_, ZMQ_POLLIN, 0});
+  order_.clear();
+  cursor_ = 0;
+  for (auto& [id, c] : connections_) {
+    if (c->fd < 0) continue;
+    const short events = static_cast<short>(ZMQ_POLLIN | (c->writer.pending() ? ZMQ_POLLOUT : 0));
+    items.push_back(zmq::pollitem_t{nullptr, c->fd, events, 0});
+    order_.push_back(c.get());
+  }
+}
+
+void LocalStreamServer::afterPoll(const std::vector<zmq::pollitem_t>& items) {
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    const short revents = items[first_item_ + 1 + i].revents;
+    Connection& c = *order_[i];
+    // Errors and hang-ups show as readable: the read finds out which.
+    if (revents & (ZMQ_POLLIN | ZMQ_POLLERR)) c.readable = true;
+    if (revents & ZMQ_POLLOUT) c.writer.flush(c.fd);
+  }
+  if (items[first_item_].revents & ZMQ_POLLIN) acceptAll();
+}
+
+void LocalStreamServer::acceptAll() {
+  while (true) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        spdlog::warn("{}: accept failed: {}", endpoint_, std::strerror(errno));
+      }
+      return;
+    }
+    ucred cred{};
+    socklen_t length = sizeof(cred);
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) {
+      spdlog::warn("{}: a connection without peer credentials was refused: {}", endpoint_,
+                   std::strerror(errno));
+      ::close(fd);
+      continue;
+    }
+    auto c = std::make_unique<Connection>(max_frame_);
+    c->fd = fd;
+    c->routing_id = makeRoutingId(next_id_++);
+    c->credentials = {.uid = cred.uid, .gid = cred.gid, .pid = static_cast<uint32_t>(cred.pid)};
+    // Whatever the client sent before this turn's poll is read at once.
+    c->readable = true;
+    order_.push_back(c.get());
+    connections_.emplace(c->routing_id, std::move(c));
+  }
+}
+
+Receive LocalStreamServer::tryReceive(InboundFrame& frame) {
+  while (cursor_ < order_.size()) {
+    Connection& c = *order_[cursor_];
+    if (c.fd >= 0) {
+      std::optional<std::string_view> body = c.reader.next();
+      if (!body && c.readable) {
+        switch (c.reader.readFrom(c.fd)) {
+          case wire::StreamFrameReader::Read::kData: continue;  // look again
+          case wire::StreamFrameReader::Read::kNothing: c.readable = false; break;
+          case wire::StreamFrameReader::Read::kClosed:
+            close(c, c.reader.errnoValue() == 0 ? "" : std::strerror(c.reader.errnoValue()));
+            break;
+          case wire::StreamFrameReader::Read::kTooLarge:
+            spdlog::warn("{}: closed the connection of pid {} (uid {}): a frame of {} bytes, the "
+                         "limit is {}", endpoint_, c.credentials.pid, c.credentials.uid,
+                         c.reader.announced(), max_frame_);
+            // Frames before it that were whole are handled first.
+            if (c.reader.hasFrame()) continue;
+            close(c, "frame too large");
+            break;
+        }
+      }
+      if (body) {
+        frame.routing_id = c.routing_id;
+        frame.body = *body;
+        frame.multipart = false;
+        frame.peer_address = nullptr;
+        frame.user_id = nullptr;
+        frame.credentials = &c.credentials;
+        return Receive::kFrame;
+      }
+    }
+    ++cursor_;
+  }
+  // Next call starts over: connections read dry stay unreadable until the next poll.
+  cursor_ = 0;
+  return Receive::kEmpty;
+}
+
+bool LocalStreamServer::trySend(const std::string& routing_id, std::string_view frame) {
+  auto it = connections_.find(routing_id);
+  if (it == connections_.end() || it->second->fd < 0) return true;
+  Connection& c = *it->second;
+  const bool taken = c.writer.trySend(c.fd, frame);
+  if (c.writer.failed()) close(c, "write failed");
+  return taken;
+}
+
+void LocalStreamServer::close(Connection& c, std::string_view why) {
+  if (c.fd < 0) return;
+  if (!why.empty()) spdlog::debug("{}: connection of pid {} closed: {}", endpoint_, c.credentials.pid, why);
+  ::close(c.fd);
+  c.fd = -1;
+  closed_.push_back(c.routing_id);
+}
+
+std::vector<std::string> LocalStreamServer::takeClosed() {
+  for (const auto& id : closed_) connections_.erase(id);
+  order_.clear();
+  cursor_ = 0;
+  std::vector<std::string> closed;
+  closed.swap(closed_);
+  return closed;
+}
+
+}  // namespace ftb::agent

@@ -1,0 +1,92 @@
+// LocalStreamServer: the agent's own Unix-socket path for local clients
+// (`unix://` endpoints, --local-endpoint). The agent's loop polls the
+// listening socket and every connection itself, so a frame goes from the
+// client's socket to the router with no thread in between (ZeroMQ's ipc://
+// path wakes libzmq's I/O thread on each side of every frame). Frames are
+// length-prefixed (client/stream_frames.h); each connection is a routing id
+// of its own that no ZeroMQ peer can claim (isRoutingId), and carries the
+// kernel's SO_PEERCRED taken at accept.
+//
+//   auto server = LocalStreamServer::listen("unix:///run/ftb/agent.stream", max_frame);
+//   server->addPollItems(items);  zmq::poll(items...);  server->afterPoll(items);
+//   while (server->tryReceive(frame) == Receive::kFrame) handle(frame);
+//   if (!server->trySend(id, bytes)) queue(bytes);      // the client's socket is full
+//   for (auto& id : server->takeClosed()) forget(id);  // EOF, error, oversized frame
+//
+// Threading: not thread-safe; the agent's event loop owns it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "agent/peer_credentials.h"
+#include "agent/zmq_frame_source.h"
+#include "client/status.h"
+#include "client/stream_frames.h"
+
+namespace ftb::agent {
+
+class LocalStreamServer {
+ public:
+  // Binds the socket file (mode 0666: who may say what is the policy's job).
+  // A file left by a dead agent is replaced; one a live agent answers on is not.
+  static Result<std::unique_ptr<LocalStreamServer>> listen(const std::string& endpoint,
+                                                           std::size_t max_frame_bytes);
+  ~LocalStreamServer();  // closes every connection, removes the socket file
+  LocalStreamServer(const LocalStreamServer&) = delete;
+  LocalStreamServer& operator=(const LocalStreamServer&) = delete;
+
+  const std::string& endpoint() const { return endpoint_; }
+  // Whether `routing_id` names one of this transport's connections (now or once).
+  static bool isRoutingId(const std::string& routing_id);
+
+  // The listening socket and every connection (POLLOUT too while a frame waits).
+  void addPollItems(std::vector<zmq::pollitem_t>& items);
+  // Accepts new connections and writes what waits, from the items addPollItems added.
+  void afterPoll(const std::vector<zmq::pollitem_t>& items);
+  // The next whole frame from any readable connection; its views stay valid
+  // until the next call.
+  Receive tryReceive(InboundFrame& frame);
+  // Without blocking: false when the client's socket is full. A connection that
+  // is gone counts as sent (takeClosed reports it).
+  bool trySend(const std::string& routing_id, std::string_view frame);
+  // Connections that ended since the last call, each reported once.
+  std::vector<std::string> takeClosed();
+  std::size_t connections() const { return connections_.size(); }
+
+ private:
+  struct Connection {
+    int fd = -1;
+    std::string routing_id;
+    PeerCredentials credentials;
+    wire::StreamFrameReader reader;
+    wire::StreamFrameWriter writer;
+    bool readable = false;  // poll said so and a read has not yet found it empty
+    explicit Connection(std::size_t max_frame) : reader(max_frame) {}
+  };
+
+  LocalStreamServer(std::string endpoint, std::string path, int fd, std::size_t max_frame)
+      : endpoint_(std::move(endpoint)), path_(std::move(path)), listen_fd_(fd), max_frame_(max_frame) {}
+  void acceptAll();
+  void close(Connection& c, std::string_view why);
+
+  std::string endpoint_;
+  std::string path_;
+  int listen_fd_;
+  std::size_t max_frame_;
+  uint64_t next_id_ = 1;
+  std::unordered_map<std::string, std::unique_ptr<Connection>> connections_;
+  std::vector<Connection*> order_;  // poll order of this turn (items after first_item_)
+  std::size_t first_item_ = 0;      // index of the listening socket's item
+  std::size_t cursor_ = 0;          // tryReceive's place in order_
+  std::vector<std::string> closed_;
+};
+
+}  // namespace ftb::agent

@@ -1,0 +1,74 @@
+// AgentLink: the SDK I/O thread's connection to its agent. Two transports
+// behind one interface:
+// - ZeroMQ (ipc://, tcp://, Curve on tcp): a DEALER socket; libzmq reconnects
+//   by itself and a socket monitor reports the handshakes and disconnects;
+// - the agent's own Unix stream socket (unix://PATH): length-prefixed frames
+//   (client/stream_frames.h) written and read by the I/O thread itself, with no
+//   libzmq thread in between; reconnects every 100 ms to 1 s while the agent is away.
+//
+//   auto link = AgentLink::create(endpoint, context, curve);
+//   link->addPollItems(items, want_out);  zmq::poll(items...);  link->afterPoll(items);
+//   while (auto frame = link->receive()) handle(*frame);
+//   while ((change = link->takeChange()) != AgentLink::Change::kNone) ...
+//
+// Threading: the SDK's I/O thread only.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "client/status.h"
+
+namespace ftb {
+
+// CurveZMQ for a tcp:// agent that requires it (docs/SECURITY.md): the agent's
+// public key and this client's key pair, Z85, as in ClientOptions' curve_*
+// fields. Empty server_key: no Curve. Ignored for ipc:// and unix://.
+struct CurveClientKeys {
+  std::string server_key;
+  std::string public_key;
+  std::string secret_key;
+
+  bool enabled() const { return !server_key.empty(); }
+};
+
+class AgentLink {
+ public:
+  enum class Change { kNone, kConnected, kDisconnected };
+
+  // Starts connecting. kInvalidArgument for an endpoint neither transport takes.
+  static Result<std::unique_ptr<AgentLink>> create(const std::string& endpoint,
+                                                   zmq::context_t& context,
+                                                   const CurveClientKeys& curve);
+  virtual ~AgentLink() = default;
+
+  // Drops the connection and starts a fresh one (an agent that stopped answering).
+  virtual void reopen() = 0;
+  // What to wait for: frames, and room to write when `want_out`.
+  virtual void addPollItems(std::vector<zmq::pollitem_t>& items, bool want_out) = 0;
+  // Takes note of what poll reported for the items addPollItems added.
+  virtual void afterPoll(const std::vector<zmq::pollitem_t>& items) = 0;
+  // The next frame from the agent, without blocking; valid until the next call.
+  virtual std::optional<std::string_view> receive() = 0;
+  // Without blocking: false when the frame could not be taken (full, or not connected).
+  virtual bool send(std::string_view frame) = 0;
+  // Connections made or lost since the last call, one at a time.
+  virtual Change takeChange() = 0;
+  // Gives frames already sent up to `linger` to reach the agent, then closes.
+  virtual void close(std::chrono::milliseconds linger) = 0;
+};
+
+}  // namespace ftb
+
+namespace ftb::detail {
+// The two transports (zmq_agent_link.cc, stream_agent_link.cc); use AgentLink::create.
+std::unique_ptr<AgentLink> makeZmqAgentLink(const std::string& endpoint, zmq::context_t& context,
+                                            const CurveClientKeys& curve);
+std::unique_ptr<AgentLink> makeStreamAgentLink(const std::string& path);
+}  // namespace ftb::detail

@@ -1,0 +1,152 @@
+// The Unix-stream transport of AgentLink (unix://PATH): the agent's own
+// socket, read and written by the SDK's I/O thread directly.
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include <deque>
+
+#include "client/agent_link.h"
+#include "client/stream_frames.h"
+
+namespace ftb::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// Frames from the agent: a delivery batch is far below this; the bound only
+// keeps a broken stream from allocating without end.
+constexpr std::size_t kMaxFrameBytes = 256u << 20;
+constexpr milliseconds kFirstRetry{100};
+constexpr milliseconds kLastRetry{1000};
+
+class StreamAgentLink final : public AgentLink {
+ public:
+  explicit StreamAgentLink(const std::string& path) : reader_(kMaxFrameBytes) {
+    address_.sun_family = AF_UNIX;
+    std::memcpy(address_.sun_path, path.data(), path.size());
+    connect();
+  }
+  ~StreamAgentLink() override { drop(); }
+
+  void reopen() override {
+    drop();
+    connect();
+  }
+
+  void addPollItems(std::vector<zmq::pollitem_t>& items, bool want_out) override {
+    first_ = items.size();
+    if (fd_ < 0) return;
+    const bool out = want_out || writer_.pending();
+    items.push_back({nullptr, fd_, static_cast<short>(ZMQ_POLLIN | (out ? ZMQ_POLLOUT : 0)), 0});
+  }
+
+  void afterPoll(const std::vector<zmq::pollitem_t>& items) override {
+    if (fd_ < 0) {
+      if (Clock::now() >= retry_at_) connect();
+      return;
+    }
+    if (first_ >= items.size()) return;  // connected after addPollItems
+    const short revents = items[first_].revents;
+    if (revents & (ZMQ_POLLIN | ZMQ_POLLERR)) readable_ = true;
+    if (revents & ZMQ_POLLOUT) writer_.flush(fd_);
+  }
+
+  std::optional<std::string_view> receive() override {
+    while (fd_ >= 0) {
+      if (auto frame = reader_.next()) return frame;
+      if (!readable_) return std::nullopt;
+      switch (reader_.readFrom(fd_)) {
+        case wire::StreamFrameReader::Read::kData: continue;
+        case wire::StreamFrameReader::Read::kNothing: readable_ = false; return std::nullopt;
+        case wire::StreamFrameReader::Read::kClosed:
+        case wire::StreamFrameReader::Read::kTooLarge:
+          lost();
+          return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  bool send(std::string_view frame) override {
+    if (fd_ < 0) return false;
+    const bool taken = writer_.trySend(fd_, frame);
+    if (writer_.failed()) lost();  // the read side reports it too; one notice is enough
+    return taken;
+  }
+
+  Change takeChange() override {
+    if (changes_.empty()) return Change::kNone;
+    const Change next = changes_.front();
+    changes_.pop_front();
+    return next;
+  }
+
+  void close(milliseconds linger) override {
+    // Write what waits, for at most `linger`; the agent reads it before our EOF.
+    const auto deadline = Clock::now() + linger;
+    while (fd_ >= 0 && writer_.pending() && !writer_.failed()) {
+      if (writer_.flush(fd_)) break;
+      const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) break;
+      pollfd p{fd_, POLLOUT, 0};
+      (void)::poll(&p, 1, static_cast<int>(left.count()));
+    }
+    drop();
+  }
+
+ private:
+  void connect() {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ >= 0 && ::connect(fd_, reinterpret_cast<const sockaddr*>(&address_), sizeof(address_)) == 0) {
+      retry_after_ = kFirstRetry;
+      readable_ = true;  // anything already waiting is read on the next turn
+      changes_.push_back(Change::kConnected);
+      return;
+    }
+    // No agent there (yet): try again later, backing off.
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    retry_at_ = Clock::now() + retry_after_;
+    retry_after_ = std::min(retry_after_ * 2, kLastRetry);
+  }
+
+  void lost() {
+    drop();
+    changes_.push_back(Change::kDisconnected);
+    retry_at_ = Clock::now() + kFirstRetry;
+  }
+
+  void drop() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    readable_ = false;
+    reader_ = wire::StreamFrameReader(kMaxFrameBytes);
+    writer_ = wire::StreamFrameWriter();
+  }
+
+  sockaddr_un address_{};
+  int fd_ = -1;
+  bool readable_ = false;
+  wire::StreamFrameReader reader_;
+  wire::StreamFrameWriter writer_;
+  std::size_t first_ = 0;
+  std::deque<Change> changes_;  // in the order they happened
+  Clock::time_point retry_at_{};
+  milliseconds retry_after_ = kFirstRetry;
+};
+
+}  // namespace
+
+std::unique_ptr<AgentLink> makeStreamAgentLink(const std::string& path) {
+  return std::make_unique<StreamAgentLink>(path);
+}
+
+}  // namespace ftb::detail

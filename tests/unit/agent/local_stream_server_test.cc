@@ -1,0 +1,167 @@
+#define BOOST_TEST_MODULE local_stream_server
+#include <boost/test/unit_test.hpp>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "agent/local_stream_server.h"
+#include "client/stream_frames.h"
+
+using ftb::agent::InboundFrame;
+using ftb::agent::LocalStreamServer;
+using ftb::agent::Receive;
+
+namespace {
+
+struct Dir {
+  std::string path;
+  Dir() {
+    char templ[] = "/tmp/ftb-lss-XXXXXX";
+    BOOST_REQUIRE(mkdtemp(templ) != nullptr);
+    path = templ;
+  }
+  ~Dir() { std::filesystem::remove_all(path); }
+};
+
+int connectTo(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// One loop turn as the agent's: poll (blocking up to 1 s), then read.
+std::vector<InboundFrame> turn(LocalStreamServer& server, std::vector<std::string>& bodies) {
+  std::vector<zmq::pollitem_t> items;
+  server.addPollItems(items);
+  zmq::poll(items.data(), items.size(), std::chrono::milliseconds(1000));
+  server.afterPoll(items);
+  std::vector<InboundFrame> frames;
+  InboundFrame frame;
+  while (server.tryReceive(frame) == Receive::kFrame) {
+    bodies.emplace_back(frame.body);
+    frames.push_back(frame);
+  }
+  return frames;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_routing_id) {
+  Dir dir;
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024);
+  BOOST_REQUIRE(server.ok());
+  struct stat st{};
+  BOOST_REQUIRE(stat((dir.path + "/a.stream").c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 0777) == 0666u);
+
+  const int fd = connectTo(dir.path + "/a.stream");
+  BOOST_REQUIRE(fd >= 0);
+  ftb::wire::StreamFrameWriter writer;
+  BOOST_REQUIRE(writer.trySend(fd, "hello"));
+  BOOST_REQUIRE(writer.trySend(fd, "again"));
+  std::vector<std::string> bodies;
+  std::vector<InboundFrame> frames;
+  for (int i = 0; i < 10 && bodies.size() < 2; ++i) {
+    auto got = turn(**server, bodies);
+    frames.insert(frames.end(), got.begin(), got.end());
+  }
+  BOOST_REQUIRE(bodies.size() == 2u);
+  BOOST_TEST(bodies[0] == "hello");
+  BOOST_TEST(bodies[1] == "again");
+  BOOST_REQUIRE(frames[0].credentials != nullptr);
+  BOOST_TEST(frames[0].credentials->pid == static_cast<uint32_t>(getpid()));
+  BOOST_TEST(frames[0].credentials->uid == getuid());
+  BOOST_TEST(LocalStreamServer::isRoutingId(frames[0].routing_id));
+  BOOST_TEST(!LocalStreamServer::isRoutingId(std::string("\0\x01\x02\x03\x04", 5)));  // a ZeroMQ id
+
+  // The answer goes back on the same connection, framed.
+  BOOST_TEST((*server)->trySend(frames[0].routing_id, "welcome"));
+  ftb::wire::StreamFrameReader reader(1024);
+  std::string answer;
+  while (answer.empty() && reader.readFrom(fd) == ftb::wire::StreamFrameReader::Read::kData) {
+    if (auto f = reader.next()) answer = *f;
+  }
+  BOOST_TEST(answer == "welcome");
+
+  // EOF: the connection is reported closed once.
+  close(fd);
+  std::vector<std::string> closed;
+  for (int i = 0; i < 10 && closed.empty(); ++i) {
+    turn(**server, bodies);
+    closed = (*server)->takeClosed();
+  }
+  BOOST_REQUIRE(closed.size() == 1u);
+  BOOST_TEST(closed[0] == frames[0].routing_id);
+  BOOST_TEST((*server)->connections() == 0u);
+  BOOST_TEST((*server)->takeClosed().empty());
+  // Sending to a connection that is gone counts as sent.
+  BOOST_TEST((*server)->trySend(frames[0].routing_id, "late"));
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_over_the_limit_closes_only_its_connection_after_the_whole_frames_before_it) {
+  Dir dir;
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64);
+  BOOST_REQUIRE(server.ok());
+  const int bad = connectTo(dir.path + "/a.stream");
+  const int good = connectTo(dir.path + "/a.stream");
+  ftb::wire::StreamFrameWriter bad_writer, good_writer;
+  BOOST_REQUIRE(bad_writer.trySend(bad, "first"));
+  BOOST_REQUIRE(bad_writer.trySend(bad, std::string(65, 'x')));
+  BOOST_REQUIRE(good_writer.trySend(good, "fine"));
+  std::vector<std::string> bodies, closed;
+  for (int i = 0; i < 10 && (closed.empty() || bodies.size() < 2); ++i) {
+    turn(**server, bodies);
+    for (auto& id : (*server)->takeClosed()) closed.push_back(id);
+  }
+  BOOST_TEST(closed.size() == 1u);
+  BOOST_TEST((*server)->connections() == 1u);
+  BOOST_REQUIRE(bodies.size() == 2u);
+  BOOST_TEST((bodies[0] == "first" || bodies[1] == "first"));
+  BOOST_TEST((bodies[0] == "fine" || bodies[1] == "fine"));
+  close(bad);
+  close(good);
+}
+
+BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken) {
+  Dir dir;
+  const std::string endpoint = "unix://" + dir.path + "/a.stream";
+  {
+    auto first = LocalStreamServer::listen(endpoint, 64);
+    BOOST_REQUIRE(first.ok());
+    auto second = LocalStreamServer::listen(endpoint, 64);
+    BOOST_REQUIRE(!second.ok());
+    BOOST_TEST(second.status().message().find("another ftb-agent is already serving") != std::string::npos);
+  }
+  // A file nobody listens on (a bound socket that was never listened, as a dead agent leaves).
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s/a.stream", dir.path.c_str());
+  BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  close(fd);
+  BOOST_REQUIRE(std::filesystem::exists(dir.path + "/a.stream"));
+  auto again = LocalStreamServer::listen(endpoint, 64);
+  BOOST_TEST(again.ok());
+}
+
+BOOST_AUTO_TEST_CASE(endpoints_that_are_not_unix_paths_are_refused_with_the_reason) {
+  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64);
+  BOOST_REQUIRE(!wrong.ok());
+  BOOST_TEST(wrong.status().message().find("must start with unix://") != std::string::npos);
+  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64);
+  BOOST_REQUIRE(!long_path.ok());
+  BOOST_TEST(long_path.status().message().find("characters") != std::string::npos);
+}
