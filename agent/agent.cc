@@ -115,7 +115,7 @@ Status Agent::bind() {
     }
   }
   if (const std::string local = localEndpoint(config_); !local.empty()) {
-    auto server = LocalStreamServer::listen(local, maxFrameBytes());
+    auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm);
     if (!server.ok()) return server.status();
     local_ = std::move(server).value();
     endpoints_.push_back(local_->endpoint());

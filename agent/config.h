@@ -33,7 +33,7 @@ struct AgentConfig {
   // Events queued in the agent for one client whose socket is full, before the
   // overflow is counted and reported to it as missed.
   uint32_t client_queue_events = 65536;
-  uint32_t socket_hwm = 10000;  // ZeroMQ frames buffered per peer
+  uint32_t socket_hwm = 10000;  // frames buffered per peer (ZeroMQ pipes, stream backlogs)
   uint32_t heartbeat_interval_ms = 1000;
   uint32_t client_timeout_ms = 5000;  // silence after which a client is dropped
   uint32_t history_events = 10000;

@@ -55,7 +55,8 @@ bool LocalStreamServer::isRoutingId(const std::string& routing_id) {
 }
 
 Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::string& endpoint,
-                                                                     std::size_t max_frame_bytes) {
+                                                                     std::size_t max_frame_bytes,
+                                                                     std::size_t backlog_frames) {
   if (endpoint.rfind(kScheme, 0) != 0) {
     return invalidArgument("--local-endpoint '" + endpoint + "' must start with unix:// (or be none)");
   }
@@ -86,7 +87,8 @@ Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::
                               " (choose another --local-endpoint)");
   }
   ::chmod(path.c_str(), 0666);
-  return std::unique_ptr<LocalStreamServer>(new LocalStreamServer(endpoint, path, fd, max_frame_bytes));
+  return std::unique_ptr<LocalStreamServer>(
+      new LocalStreamServer(endpoint, path, fd, max_frame_bytes, backlog_frames));
 }
 
 LocalStreamServer::~LocalStreamServer() {
@@ -105,7 +107,8 @@ void LocalStreamServer::addPollItems(std::vector<zmq::pollitem_t>& items) {
   cursor_ = 0;
   for (auto& [id, c] : connections_) {
     if (c->fd < 0) continue;
-    const short events = static_cast<short>(ZMQ_POLLIN | (c->writer.pending() ? ZMQ_POLLOUT : 0));
+    const bool waiting = c->writer.pending() || !c->backlog.empty();
+    const short events = static_cast<short>(ZMQ_POLLIN | (waiting ? ZMQ_POLLOUT : 0));
     items.push_back(zmq::pollitem_t{nullptr, c->fd, events, 0});
     order_.push_back(c.get());
   }
@@ -117,7 +120,7 @@ void LocalStreamServer::afterPoll(const std::vector<zmq::pollitem_t>& items) {
     Connection& c = *order_[i];
     // Errors and hang-ups show as readable: the read finds out which.
     if (revents & (ZMQ_POLLIN | ZMQ_POLLERR)) c.readable = true;
-    if (revents & ZMQ_POLLOUT) c.writer.flush(c.fd);
+    if (revents & ZMQ_POLLOUT) writeBacklog(c);
   }
   if (items[first_item_].revents & ZMQ_POLLIN) acceptAll();
 }
@@ -194,9 +197,23 @@ bool LocalStreamServer::trySend(const std::string& routing_id, std::string_view 
   auto it = connections_.find(routing_id);
   if (it == connections_.end() || it->second->fd < 0) return true;
   Connection& c = *it->second;
-  const bool taken = c.writer.trySend(c.fd, frame);
+  writeBacklog(c);
+  if (c.fd < 0) return true;
+  if (c.backlog.empty() && c.writer.trySend(c.fd, frame)) {
+    if (c.writer.failed()) close(c, "write failed");
+    return true;
+  }
+  if (c.backlog.size() >= max_backlog_) return false;
+  c.backlog.emplace_back(frame);
+  return true;
+}
+
+void LocalStreamServer::writeBacklog(Connection& c) {
+  c.writer.flush(c.fd);
+  while (!c.backlog.empty() && !c.writer.failed() && c.writer.trySend(c.fd, c.backlog.front())) {
+    c.backlog.pop_front();
+  }
   if (c.writer.failed()) close(c, "write failed");
-  return taken;
 }
 
 void LocalStreamServer::close(Connection& c, std::string_view why) {
@@ -204,6 +221,7 @@ void LocalStreamServer::close(Connection& c, std::string_view why) {
   if (!why.empty()) spdlog::debug("{}: connection of pid {} closed: {}", endpoint_, c.credentials.pid, why);
   ::close(c.fd);
   c.fd = -1;
+  c.backlog.clear();
   closed_.push_back(c.routing_id);
 }
 

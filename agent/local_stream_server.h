@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -37,8 +38,11 @@ class LocalStreamServer {
  public:
   // Binds the socket file (mode 0666: who may say what is the policy's job).
   // A file left by a dead agent is replaced; one a live agent answers on is not.
+  // `backlog_frames`: frames a connection may hold beyond what its socket takes
+  // (as ZeroMQ's pipe holds socket-hwm frames) before trySend says full.
   static Result<std::unique_ptr<LocalStreamServer>> listen(const std::string& endpoint,
-                                                           std::size_t max_frame_bytes);
+                                                           std::size_t max_frame_bytes,
+                                                           std::size_t backlog_frames);
   ~LocalStreamServer();  // closes every connection, removes the socket file
   LocalStreamServer(const LocalStreamServer&) = delete;
   LocalStreamServer& operator=(const LocalStreamServer&) = delete;
@@ -54,8 +58,8 @@ class LocalStreamServer {
   // The next whole frame from any readable connection; its views stay valid
   // until the next call.
   Receive tryReceive(InboundFrame& frame);
-  // Without blocking: false when the client's socket is full. A connection that
-  // is gone counts as sent (takeClosed reports it).
+  // Without blocking: false when the client's socket and its backlog are full.
+  // A connection that is gone counts as sent (takeClosed reports it).
   bool trySend(const std::string& routing_id, std::string_view frame);
   // Connections that ended since the last call, each reported once.
   std::vector<std::string> takeClosed();
@@ -68,19 +72,24 @@ class LocalStreamServer {
     PeerCredentials credentials;
     wire::StreamFrameReader reader;
     wire::StreamFrameWriter writer;
+    std::deque<std::string> backlog;  // frames after the one the writer holds, in order
     bool readable = false;  // poll said so and a read has not yet found it empty
     explicit Connection(std::size_t max_frame) : reader(max_frame) {}
   };
 
-  LocalStreamServer(std::string endpoint, std::string path, int fd, std::size_t max_frame)
-      : endpoint_(std::move(endpoint)), path_(std::move(path)), listen_fd_(fd), max_frame_(max_frame) {}
+  LocalStreamServer(std::string endpoint, std::string path, int fd, std::size_t max_frame,
+                    std::size_t backlog_frames)
+      : endpoint_(std::move(endpoint)), path_(std::move(path)), listen_fd_(fd),
+        max_frame_(max_frame), max_backlog_(backlog_frames) {}
   void acceptAll();
+  void writeBacklog(Connection& c);  // as much of it as the socket takes
   void close(Connection& c, std::string_view why);
 
   std::string endpoint_;
   std::string path_;
   int listen_fd_;
   std::size_t max_frame_;
+  std::size_t max_backlog_;
   uint64_t next_id_ = 1;
   std::unordered_map<std::string, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> order_;  // poll order of this turn (items after first_item_)

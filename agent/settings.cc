@@ -38,7 +38,9 @@ const std::array kSettings = {
     Setting{"client-queue-events", &C::client_queue_events,
             "Events queued per slow client before overflow is counted and reported to it",
             "", R::kLive, NumberRange{1, 1u << 24}},
-    Setting{"socket-hwm", &C::socket_hwm, "ZeroMQ frames buffered per peer", "", R::kRestart,
+    Setting{"socket-hwm", &C::socket_hwm,
+            "Frames buffered per peer beyond its socket: ZeroMQ's pipes, and each stream "
+            "connection's backlog", "", R::kRestart,
             NumberRange{1, 1u << 24}},
     Setting{"heartbeat-interval-ms", &C::heartbeat_interval_ms, "How often clients send heartbeats",
             "ms", R::kLive, NumberRange{10, 600000}},

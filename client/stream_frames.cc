@@ -25,8 +25,9 @@ void storeLength(char* p, uint32_t n) {
 
 StreamFrameReader::Read StreamFrameReader::readFrom(int fd) {
   if (announced_ > 0) return Read::kTooLarge;  // the stream lost its framing for good
-  // Drop what was handed out; keep a partial frame at the front.
-  if (start_ > 0) {
+  // Drop what was handed out (frames still unread stay), only when the room
+  // at the end is short: a reader that reads ahead does not move its bytes each time.
+  if (start_ > 0 && (start_ == end_ || capacity_ - end_ < kReadChunk)) {
     std::memmove(data_.get(), data_.get() + start_, end_ - start_);
     end_ -= start_;
     checked_ -= start_;

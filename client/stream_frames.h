@@ -38,8 +38,10 @@ class StreamFrameReader {
   explicit StreamFrameReader(std::size_t max_frame_bytes) : max_frame_(max_frame_bytes) {}
 
   // One non-blocking read of what the kernel holds (up to 256 KiB). Frames
-  // returned by next() before this call become invalid.
+  // returned by next() before this call become invalid; frames not yet
+  // returned stay.
   Read readFrom(int fd);
+
   // The next whole frame read so far, if any.
   std::optional<std::string_view> next();
   bool hasFrame() const;

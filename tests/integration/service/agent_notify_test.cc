@@ -55,13 +55,18 @@ BOOST_AUTO_TEST_CASE(ready_only_once_a_client_can_connect) {
   BOOST_REQUIRE_MESSAGE(ready, "the agent never sent READY=1");
   // At the moment READY arrives the socket must exist and serve, with no retry grace.
   BOOST_CHECK_MESSAGE(std::filesystem::exists(socket_path), "READY=1 before the IPC socket exists");
-  BOOST_CHECK_MESSAGE(hasLine(*ready, "STATUS=serving on " + endpoint), "datagram: " << *ready);
-  auto client = ftb::Client::connect({.event_space = "FTB.TEST.NOTIFY",
-                                      .client_name = "notify-test",
-                                      .agent_endpoint = endpoint,
-                                      .connect_timeout = 1000ms});
-  BOOST_REQUIRE_MESSAGE(client.ok(), "connect right after READY=1: " << client.status().toString());
-  client->reset();
+  // The stream socket beside it (--local-endpoint auto) serves from READY on too.
+  const std::string stream = "unix://" + dir.path() + "/agent.stream";
+  BOOST_CHECK_MESSAGE(hasLine(*ready, "STATUS=serving on " + endpoint + ", " + stream),
+                      "datagram: " << *ready);
+  for (const std::string& e : {endpoint, stream}) {
+    auto client = ftb::Client::connect({.event_space = "FTB.TEST.NOTIFY",
+                                        .client_name = "notify-test",
+                                        .agent_endpoint = e,
+                                        .connect_timeout = 1000ms});
+    BOOST_REQUIRE_MESSAGE(client.ok(), "connect to " << e << " right after READY=1: "
+                                                     << client.status().toString());
+  }
 
   terminateAndExpectStopping(pid, notify);
 }

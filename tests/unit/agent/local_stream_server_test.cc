@@ -61,7 +61,7 @@ std::vector<InboundFrame> turn(LocalStreamServer& server, std::vector<std::strin
 
 BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_routing_id) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024);
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16);
   BOOST_REQUIRE(server.ok());
   struct stat st{};
   BOOST_REQUIRE(stat((dir.path + "/a.stream").c_str(), &st) == 0);
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_
 
 BOOST_AUTO_TEST_CASE(a_frame_over_the_limit_closes_only_its_connection_after_the_whole_frames_before_it) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64);
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16);
   BOOST_REQUIRE(server.ok());
   const int bad = connectTo(dir.path + "/a.stream");
   const int good = connectTo(dir.path + "/a.stream");
@@ -139,9 +139,9 @@ BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken
   Dir dir;
   const std::string endpoint = "unix://" + dir.path + "/a.stream";
   {
-    auto first = LocalStreamServer::listen(endpoint, 64);
+    auto first = LocalStreamServer::listen(endpoint, 64, 16);
     BOOST_REQUIRE(first.ok());
-    auto second = LocalStreamServer::listen(endpoint, 64);
+    auto second = LocalStreamServer::listen(endpoint, 64, 16);
     BOOST_REQUIRE(!second.ok());
     BOOST_TEST(second.status().message().find("another ftb-agent is already serving") != std::string::npos);
   }
@@ -153,15 +153,54 @@ BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken
   BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
   close(fd);
   BOOST_REQUIRE(std::filesystem::exists(dir.path + "/a.stream"));
-  auto again = LocalStreamServer::listen(endpoint, 64);
+  auto again = LocalStreamServer::listen(endpoint, 64, 16);
   BOOST_TEST(again.ok());
 }
 
 BOOST_AUTO_TEST_CASE(endpoints_that_are_not_unix_paths_are_refused_with_the_reason) {
-  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64);
+  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64, 16);
   BOOST_REQUIRE(!wrong.ok());
   BOOST_TEST(wrong.status().message().find("must start with unix://") != std::string::npos);
-  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64);
+  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64, 16);
   BOOST_REQUIRE(!long_path.ok());
   BOOST_TEST(long_path.status().message().find("characters") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backlog_then_is_full) {
+  Dir dir;
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16);
+  BOOST_REQUIRE(server.ok());
+  const int fd = connectTo(dir.path + "/a.stream");
+  ftb::wire::StreamFrameWriter writer;
+  BOOST_REQUIRE(writer.trySend(fd, "hi"));
+  std::vector<std::string> bodies;
+  std::vector<InboundFrame> frames;
+  for (int i = 0; i < 10 && frames.empty(); ++i) frames = turn(**server, bodies);
+  BOOST_REQUIRE(frames.size() == 1u);
+  const std::string id = frames[0].routing_id;
+
+  const std::string chunk(1000, 'c');
+  int sent = 0;
+  while ((*server)->trySend(id, chunk + std::to_string(sent))) {
+    ++sent;
+    BOOST_REQUIRE(sent < 100000);
+  }
+  BOOST_TEST(sent > 16);  // the kernel took some, the backlog 16 more
+  // The client reads everything, in order, nothing lost or doubled.
+  ftb::wire::StreamFrameReader reader(4096);
+  int received = 0;
+  while (received < sent) {
+    std::vector<zmq::pollitem_t> items;
+    (*server)->addPollItems(items);
+    zmq::poll(items.data(), items.size(), std::chrono::milliseconds(10));
+    (*server)->afterPoll(items);  // writes the backlog as the client makes room
+    reader.readFrom(fd);
+    while (auto f = reader.next()) {
+      BOOST_REQUIRE(std::string(*f) == chunk + std::to_string(received));
+      ++received;
+    }
+  }
+  BOOST_TEST(received == sent);
+  BOOST_TEST((*server)->trySend(id, "room again"));
+  close(fd);
 }
