@@ -87,10 +87,13 @@ void Agent::drainOnShutdown() {
     for (auto& [id, s] : sessions_) {
       if (!s->outbound.empty()) return true;
     }
+    // Stream connections hold their own backlog (what ZeroMQ's pipes hold for ipc://).
+    if (local_ && local_->writePending() > 0) return true;
     return tree_transport_ && tree_transport_->backlogged();
   };
-  // Hand what is queued for local subscribers and tree links to ZeroMQ as
-  // their pipes make room, until nothing is left or the deadline passes.
+  // Hand what is queued for local subscribers and tree links to ZeroMQ (or write
+  // it to the stream sockets) as they make room, until nothing is left or the
+  // deadline passes.
   while (pending() && clock_.steadyNow() < deadline) {
     flushOutbound();
     if (tree_transport_) tree_transport_->flush(clock_.steadyNow());
@@ -105,6 +108,10 @@ void Agent::drainOnShutdown() {
   if (left > 0) {
     spdlog::warn("shutting down with {} events still queued for slow local subscribers "
                  "(they were not reading for {} ms)", left, kShutdownDrain.count());
+  }
+  if (const std::size_t frames = local_ ? local_->writePending() : 0; frames > 0) {
+    spdlog::warn("shutting down with {} frames still queued for slow stream subscribers "
+                 "(they were not reading for {} ms)", frames, kShutdownDrain.count());
   }
   // ZeroMQ still holds what was handed over: let it write that to the sockets
   // for the rest of the deadline when the socket closes.

@@ -225,6 +225,16 @@ void LocalStreamServer::close(Connection& c, std::string_view why) {
   closed_.push_back(c.routing_id);
 }
 
+std::size_t LocalStreamServer::writePending() {
+  std::size_t waiting = 0;
+  for (auto& [id, c] : connections_) {
+    if (c->fd < 0) continue;
+    writeBacklog(*c);
+    if (c->fd >= 0) waiting += c->backlog.size() + (c->writer.pending() ? 1 : 0);
+  }
+  return waiting;
+}
+
 std::vector<std::string> LocalStreamServer::takeClosed() {
   for (const auto& id : closed_) connections_.erase(id);
   order_.clear();

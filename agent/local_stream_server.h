@@ -61,6 +61,9 @@ class LocalStreamServer {
   // Without blocking: false when the client's socket and its backlog are full.
   // A connection that is gone counts as sent (takeClosed reports it).
   bool trySend(const std::string& routing_id, std::string_view frame);
+  // Writes what every connection holds as far as its socket takes it (the
+  // shutdown drain); frames still waiting after it, in all connections.
+  std::size_t writePending();
   // Connections that ended since the last call, each reported once.
   std::vector<std::string> takeClosed();
   std::size_t connections() const { return connections_.size(); }

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
                        "Print ftbctl's version and exit");
   app.add_option("--agent", globals.agent,
                  "Agent endpoint, ipc://PATH, unix://PATH or tcp://HOST:PORT "
-                 "(default: $FTB_AGENT_ENDPOINT, else ipc:///run/ftb/agent.sock)")
+                 "(default: $FTB_AGENT_ENDPOINT, else unix:///run/ftb/agent.stream)")
       ->capture_default_str();
   app.add_flag("--json", globals.json, "Print JSON for scripts instead of tables");
   app.add_flag("--no-headers", globals.no_headers,

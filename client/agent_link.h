@@ -11,7 +11,7 @@
 //   while (auto frame = link->receive()) handle(*frame);
 //   while ((change = link->takeChange()) != AgentLink::Change::kNone) ...
 //
-// Threading: the SDK's I/O thread only.
+// Threading: the SDK's I/O thread only, except send() where sendsFromAnyThread().
 #pragma once
 
 #include <chrono>
@@ -58,6 +58,10 @@ class AgentLink {
   virtual std::optional<std::string_view> receive() = 0;
   // Without blocking: false when the frame could not be taken (full, or not connected).
   virtual bool send(std::string_view frame) = 0;
+  // Whether send() may run on another thread than the other calls, as long as
+  // the owner serializes every call with one lock (the stream link: its send
+  // touches only the write side; a ZeroMQ socket belongs to one thread).
+  virtual bool sendsFromAnyThread() const { return false; }
   // Connections made or lost since the last call, one at a time.
   virtual Change takeChange() = 0;
   // Gives frames already sent up to `linger` to reach the agent, then closes.

@@ -35,16 +35,16 @@
 
 namespace ftb {
 
-// Default endpoint of the local agent; $FTB_AGENT_ENDPOINT overrides it. The
-// agent also serves local clients on its own Unix stream socket,
-// kDefaultAgentStreamEndpoint: the same protocol and checks with fewer thread
-// wake-ups per event (docs/ARCHITECTURE.md); use it by endpoint or $FTB_AGENT_ENDPOINT.
+// Default endpoint of the local agent: its own Unix stream socket (half the
+// thread wake-ups per event of ZeroMQ's ipc://, docs/ARCHITECTURE.md);
+// $FTB_AGENT_ENDPOINT overrides it. The agent also serves local clients over
+// ZeroMQ at kDefaultAgentIpcEndpoint, with the same protocol and checks.
+inline constexpr std::string_view kDefaultAgentEndpoint = "unix:///run/ftb/agent.stream";
 inline constexpr std::string_view kDefaultAgentIpcEndpoint = "ipc:///run/ftb/agent.sock";
-inline constexpr std::string_view kDefaultAgentStreamEndpoint = "unix:///run/ftb/agent.stream";
 inline constexpr int kDefaultAgentTcpPort = 10809;
 
 // The agent endpoint a client uses when none is given:
-// $FTB_AGENT_ENDPOINT, else kDefaultAgentIpcEndpoint.
+// $FTB_AGENT_ENDPOINT, else kDefaultAgentEndpoint.
 std::string defaultAgentEndpoint();
 
 // What the agent publishes on a client's behalf if the client's session ends

@@ -23,7 +23,7 @@ std::string defaultAgentEndpoint() {
   if (const char* env = std::getenv("FTB_AGENT_ENDPOINT"); env != nullptr && *env != '\0') {
     return env;
   }
-  return std::string(kDefaultAgentIpcEndpoint);
+  return std::string(kDefaultAgentEndpoint);
 }
 
 Result<std::unique_ptr<Client>> Client::connect(ClientOptions options) {
@@ -187,7 +187,14 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
     std::lock_guard lock(mu_);
     ++stats_.published;
   }
-  wake();
+  bool sent = false;
+  if (direct_send_.load()) {
+    // Written by this thread (the I/O thread holds link_mu_ only for
+    // non-blocking calls); what the link cannot take now waits for the I/O thread.
+    std::lock_guard lock(link_mu_);
+    sent = direct_send_.load() && sendEventsLocked();
+  }
+  if (!sent) wake();
   return fromProto(event.id());
 }
 
@@ -318,7 +325,10 @@ Status ClientImpl::disconnect(milliseconds timeout) {
   // wait), so a process that exits right after disconnect() is not taken for
   // dead and its last will stays unpublished. The context waits for every
   // socket, so a link the I/O thread left open goes first.
-  link_.reset();
+  {
+    std::lock_guard lock(link_mu_);
+    link_.reset();
+  }
   context_.close();
   dispatch_cv_.notify_all();
   if (dispatch_thread_.joinable()) {

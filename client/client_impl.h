@@ -92,8 +92,12 @@ class ClientImpl final : public Client {
   void deliverTo(SubscriptionId id, const Event& event, const proto::EventId& wire_id);
   void reportMissed(SubscriptionId id, uint64_t count);  // mu_ held
   void sendPending();
-  bool sendFrame(const std::string& frame);
+  // Sends what the buffer holds from send_cursor_ on; false when the link is
+  // full (the rest waits for POLLOUT). link_mu_ held.
+  bool sendEventsLocked();
+  bool sendFrame(const std::string& frame);  // takes link_mu_
   void markDisconnected(std::string_view why);
+  AgentLink::Change takeLinkChange();  // takes link_mu_
   void failPendingRequests(const Status& status);
 
   // Dispatch thread.
@@ -109,8 +113,16 @@ class ClientImpl final : public Client {
   std::string will_name_;  // normalised options_.last_will->event_name
 
   zmq::context_t context_{1};
-  std::unique_ptr<AgentLink> link_;          // I/O thread only (until it has joined)
+  // Every call on link_ holds link_mu_ (so a caller may send on it, see
+  // direct_send_), and so does send_cursor_. Lock order: link_mu_, then the
+  // publish buffer's lock; mu_ is never taken while link_mu_ is held.
+  std::mutex link_mu_;
+  std::unique_ptr<AgentLink> link_;          // I/O thread, and callers under direct_send_
   std::vector<zmq::pollitem_t> poll_items_;  // I/O thread only
+  // Set while registered on a link that takes sends from any thread: publish()
+  // then writes its event itself instead of waking the I/O thread (one thread
+  // hand-off less per event each way).
+  std::atomic<bool> direct_send_{false};
   int wake_fd_ = -1;
   std::atomic<bool> wake_pending_{false};
   std::atomic<bool> stopping_{false};
@@ -121,7 +133,7 @@ class ClientImpl final : public Client {
   std::shared_ptr<std::atomic<bool>> dispatch_detached_ = std::make_shared<std::atomic<bool>>(false);
 
   PublishBuffer buffer_;
-  uint64_t send_cursor_ = 1;  // I/O thread: next sequence to send
+  uint64_t send_cursor_ = 1;  // next sequence to send (link_mu_)
   bool hello_wanted_ = false;  // I/O thread: a (re)connection awaits our Hello
 
   mutable std::mutex mu_;  // guards everything below

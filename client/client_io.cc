@@ -28,7 +28,10 @@ void ClientImpl::ioLoop() {
     hello_cv_.notify_all();
     return;
   }
-  link_ = std::move(link).value();
+  {
+    std::lock_guard lock(link_mu_);
+    link_ = std::move(link).value();
+  }
   try {
     serve();
   } catch (const std::exception& e) {
@@ -46,14 +49,19 @@ void ClientImpl::serve() {
   auto last_rx = Clock::now();
   auto next_heartbeat = Clock::now();
   while (!stopping_.load()) {
-    bool want_out;
+    bool registered_now;
     {
       std::lock_guard lock(mu_);
-      want_out = hello_wanted_ || (hello_done_ && send_cursor_ <= buffer_.lastAssigned());
+      registered_now = hello_done_;
     }
     poll_items_.clear();
     poll_items_.push_back({nullptr, wake_fd_, ZMQ_POLLIN, 0});
-    link_->addPollItems(poll_items_, want_out);
+    {
+      std::lock_guard lock(link_mu_);
+      const bool want_out =
+          hello_wanted_ || (registered_now && send_cursor_ <= buffer_.lastAssigned());
+      link_->addPollItems(poll_items_, want_out);
+    }
     try {
       zmq::poll(poll_items_.data(), poll_items_.size(), milliseconds(100));
     } catch (const zmq::error_t&) {
@@ -64,9 +72,17 @@ void ClientImpl::serve() {
       wake_pending_.store(false);
       (void)!read(wake_fd_, &count, sizeof(count));
     }
-    link_->afterPoll(poll_items_);
+    {
+      std::lock_guard lock(link_mu_);
+      link_->afterPoll(poll_items_);
+    }
     for (int i = 0; i < 1024; ++i) {
-      std::optional<std::string_view> frame = link_->receive();
+      std::optional<std::string_view> frame;
+      {
+        // The view stays valid until this thread's next receive(): callers only send.
+        std::lock_guard lock(link_mu_);
+        frame = link_->receive();
+      }
       if (!frame) break;
       last_rx = Clock::now();
       Result<proto::Envelope> envelope = wire::decode(frame->data(), frame->size());
@@ -78,8 +94,8 @@ void ClientImpl::serve() {
       }
       onMessage(*envelope);
     }
-    for (auto change = link_->takeChange(); change != AgentLink::Change::kNone;
-         change = link_->takeChange()) {
+    for (auto change = takeLinkChange(); change != AgentLink::Change::kNone;
+         change = takeLinkChange()) {
       if (change == AgentLink::Change::kConnected) {
         last_rx = Clock::now();
         hello_wanted_ = true;
@@ -110,6 +126,7 @@ void ClientImpl::serve() {
     // answers our Hello: start over with a fresh socket.
     if ((registered || hello_outstanding) && now - last_rx > timeout) {
       markDisconnected("the agent stopped answering");
+      std::lock_guard lock(link_mu_);
       link_->reopen();
       hello_wanted_ = false;  // the new connection reports its own handshake
       last_rx = now;
@@ -128,8 +145,15 @@ void ClientImpl::serve() {
   failPendingRequests(failedPrecondition("the client is disconnecting"));
   // The Goodbye must reach the agent (it is what keeps a last will
   // unpublished): the link gets a moment to write it.
+  std::lock_guard lock(link_mu_);
+  direct_send_.store(false);
   link_->close(registered ? milliseconds(1000) : milliseconds(0));
   link_.reset();
+}
+
+AgentLink::Change ClientImpl::takeLinkChange() {
+  std::lock_guard lock(link_mu_);
+  return link_->takeChange();
 }
 
 bool ClientImpl::sayHello() {
@@ -217,7 +241,6 @@ void ClientImpl::onHelloReply(const proto::Envelope& envelope) {
     if (reply.client_timeout_ms() > 0) agent_timeout_ = milliseconds(reply.client_timeout_ms());
     if (stats_.connected) ++stats_.reconnects;
     stats_.connected = true;
-    send_cursor_ = resend_from;
     for (auto& [id, sub] : subscriptions_) {
       // Events published while we were away reached the agent before this
       // Subscribe: ask for them from history; duplicates are dropped by id.
@@ -239,6 +262,13 @@ void ClientImpl::onHelloReply(const proto::Envelope& envelope) {
       sub.established = true;
       resubscribe.push_back(std::move(s));
     }
+  }
+  {
+    std::lock_guard lock(link_mu_);
+    send_cursor_ = resend_from;
+    // From here on callers may write their events themselves (after the Hello,
+    // from the cursor the agent's reply set).
+    direct_send_.store(link_->sendsFromAnyThread());
   }
   for (auto& s : resubscribe) (void)sendFrame(wire::encode(s));
   hello_cv_.notify_all();
@@ -316,40 +346,51 @@ void ClientImpl::sendPending() {
     registered = hello_done_;
     if (registered) requests.swap(outbox_);
   }
-  for (auto& r : requests) {
-    if (!sendFrame(wire::encode(r))) {
-      std::shared_ptr<Pending> pending;
-      {
-        std::lock_guard lock(mu_);
-        auto it = pending_.find(r.request_id());
-        if (it != pending_.end()) {
-          pending = it->second;
-          pending_.erase(it);
-        }
-      }
-      if (pending) {
-        pending->reply.set_value(wire::makeError(proto::Error::UNAVAILABLE,
-                                                 "the agent's connection is busy or gone",
-                                                 r.request_id()));
+  std::vector<uint64_t> unsent;  // request ids whose frame the link did not take
+  {
+    std::lock_guard lock(link_mu_);
+    for (auto& r : requests) {
+      if (!link_->send(wire::encode(r))) unsent.push_back(r.request_id());
+    }
+    if (registered) (void)sendEventsLocked();
+  }
+  for (uint64_t id : unsent) {
+    std::shared_ptr<Pending> pending;
+    {
+      std::lock_guard lock(mu_);
+      auto it = pending_.find(id);
+      if (it != pending_.end()) {
+        pending = it->second;
+        pending_.erase(it);
       }
     }
+    if (pending) {
+      pending->reply.set_value(wire::makeError(proto::Error::UNAVAILABLE,
+                                               "the agent's connection is busy or gone", id));
+    }
   }
-  if (!registered) return;
+}
+
+bool ClientImpl::sendEventsLocked() {
   while (true) {
     uint64_t cursor = send_cursor_;
     std::vector<std::string> events = buffer_.takeFrom(&cursor, kMaxEventsPerFrame, kMaxBytesPerFrame);
-    if (events.empty()) return;
+    if (events.empty()) return true;
     proto::Envelope envelope;
     auto* publish = envelope.mutable_publish();
     for (auto& e : events) publish->add_events(std::move(e));
-    if (!sendFrame(wire::encode(envelope))) return;  // pipe full: retry on POLLOUT
+    if (!link_->send(wire::encode(envelope))) return false;  // full: retry on POLLOUT
     send_cursor_ = cursor;
   }
 }
 
-bool ClientImpl::sendFrame(const std::string& frame) { return link_->send(frame); }
+bool ClientImpl::sendFrame(const std::string& frame) {
+  std::lock_guard lock(link_mu_);
+  return link_->send(frame);
+}
 
 void ClientImpl::markDisconnected(std::string_view why) {
+  direct_send_.store(false);  // until the next HelloReply
   {
     std::lock_guard lock(mu_);
     if (!hello_done_ && !hello_sent_) return;

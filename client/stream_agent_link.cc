@@ -75,12 +75,14 @@ class StreamAgentLink final : public AgentLink {
     return std::nullopt;
   }
 
+  // Callers' threads too (sendsFromAnyThread): touches only the write side; a
+  // failed write is reported by the read side, which sees the same end.
   bool send(std::string_view frame) override {
     if (fd_ < 0) return false;
-    const bool taken = writer_.trySend(fd_, frame);
-    if (writer_.failed()) lost();  // the read side reports it too; one notice is enough
-    return taken;
+    return writer_.trySend(fd_, frame);
   }
+
+  bool sendsFromAnyThread() const override { return true; }
 
   Change takeChange() override {
     if (changes_.empty()) return Change::kNone;

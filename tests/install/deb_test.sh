@@ -105,6 +105,7 @@ agent_pid=$!
 for _ in $(seq 1 1000); do [[ -e "$fresh/run/ftb/ready" ]] && break; sleep 0.01; done
 [[ -e "$fresh/run/ftb/ready" ]] || fail "the packaged ftb-agent did not become ready"
 [[ "$(stat -c %u "$fresh/run/ftb/agent.sock")" == "$(in_root id -u ftb)" ]] || fail "agent.sock not owned by ftb"
+[[ "$(stat -c %u "$fresh/run/ftb/agent.stream")" == "$(in_root id -u ftb)" ]] || fail "agent.stream not owned by ftb"
 in_root /usr/bin/ftbctl status >"$work/status" || fail "ftbctl status through the packaged agent failed"
 in_root /usr/bin/ftbctl publish --space FTB.TEST.DEB --name DEB_INSTALLED --severity info \
   --payload 'from the package' || fail "ftbctl publish through the packaged agent failed"
