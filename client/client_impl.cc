@@ -189,10 +189,16 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
   }
   bool sent = false;
   if (direct_send_.load()) {
-    // Written by this thread (the I/O thread holds link_mu_ only for
-    // non-blocking calls); what the link cannot take now waits for the I/O thread.
-    std::lock_guard lock(link_mu_);
-    sent = direct_send_.load() && sendEventsLocked();
+    // A lone event is written by this thread (the I/O thread holds link_mu_ only
+    // for non-blocking calls). Events in a burst go to the I/O thread, which
+    // sends what gathered meanwhile as one frame: one write per event would
+    // cost the burst more than the hand-off saves.
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            Clock::now().time_since_epoch()).count();
+    if (now - last_direct_send_ns_.exchange(now) > kBurstGap.count()) {
+      std::lock_guard lock(link_mu_);
+      sent = direct_send_.load() && sendEventsLocked();
+    }
   }
   if (!sent) wake();
   return fromProto(event.id());

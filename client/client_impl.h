@@ -1,7 +1,9 @@
 // ClientImpl: the SDK behind ftb::Client.
 //
 // Threads:
-// - callers: any thread; they build and buffer events, and post requests;
+// - callers: any thread; they build and buffer events, and post requests; on
+//   a link that takes sends from any thread (the stream socket) they also
+//   write their events themselves, under link_mu_, instead of waking the I/O thread;
 // - the I/O thread: the only one that touches the connection to the agent
 //   (AgentLink: ZeroMQ, or the agent's own Unix stream socket). It says Hello
 //   on every (re)connection, sends buffered events, heartbeats, and receives
@@ -123,6 +125,10 @@ class ClientImpl final : public Client {
   // then writes its event itself instead of waking the I/O thread (one thread
   // hand-off less per event each way).
   std::atomic<bool> direct_send_{false};
+  // When a caller last published (steady clock, ns): an event closer than
+  // kBurstGap to the one before it is part of a burst and left to the I/O thread.
+  static constexpr std::chrono::nanoseconds kBurstGap{50'000};
+  std::atomic<int64_t> last_direct_send_ns_{0};
   int wake_fd_ = -1;
   std::atomic<bool> wake_pending_{false};
   std::atomic<bool> stopping_{false};
