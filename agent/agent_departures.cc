@@ -2,6 +2,8 @@
 // milliseconds, and what it publishes then (the client's last will and
 // FTB_CLIENT_LOST in FTB.AGENT). docs/RECOVERY_EVENTS.md, "Last will".
 //
+// A stream client's (unix://) connection reports its end itself: the
+// LocalStreamServer's EOF puts it on doomed_ after its last frames were read.
 // ZeroMQ tells a ROUTER nothing when a peer's connection closes; it only
 // answers EHOSTUNREACH (router_mandatory) once the pipe is gone. So:
 //  1. a local client's process is watched through a pidfd (from the IPC

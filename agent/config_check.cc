@@ -4,6 +4,7 @@
 
 #include "agent/namespace_policy.h"
 #include "client/curve_keys.h"
+#include "client/unix_endpoint.h"
 
 namespace ftb::agent {
 namespace {
@@ -35,9 +36,9 @@ Status checkEndpoints(const AgentConfig& c) {
   }
   const std::string local = localEndpoint(c);
   const bool local_off = local.empty();
-  if (c.local_endpoint != "auto" && !local_off &&
-      (local.rfind("unix://", 0) != 0 || local.size() == 7)) {
-    return invalidArgument("local-endpoint '" + c.local_endpoint + "' is not unix://PATH, auto or none");
+  if (!local_off && !unixSocketAddress(local).ok()) {
+    return invalidArgument("local-endpoint '" + local + "' is not unix://PATH (at most 107 bytes), "
+                           "auto or none");
   }
   if (ipc_off && tcp_off && local_off) {
     return invalidArgument("no endpoint to listen on: set ipc-endpoint, local-endpoint and/or tcp-endpoint");

@@ -12,10 +12,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "client/unix_endpoint.h"
+
 namespace ftb::agent {
 namespace {
 
-constexpr std::string_view kScheme = "unix://";
 // Routing ids of this transport: a zero byte, 'U', then 8 bytes of counter.
 // ZeroMQ's own ids are 5 bytes that start with a zero byte; ids that peers
 // choose may not start with one, so no ZeroMQ peer can take these.
@@ -26,17 +27,6 @@ std::string makeRoutingId(uint64_t n) {
   std::string id(kIdTag, 2);
   for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
   return id;
-}
-
-Result<sockaddr_un> addressOf(const std::string& path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof(address.sun_path)) {
-    return invalidArgument("the local socket path '" + path + "' must have 1 to " +
-                           std::to_string(sizeof(address.sun_path) - 1) + " characters");
-  }
-  std::memcpy(address.sun_path, path.data(), path.size());
-  return address;
 }
 
 // Whether a live process accepts connections on the socket file.
@@ -57,12 +47,11 @@ bool LocalStreamServer::isRoutingId(const std::string& routing_id) {
 Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::string& endpoint,
                                                                      std::size_t max_frame_bytes,
                                                                      std::size_t backlog_frames) {
-  if (endpoint.rfind(kScheme, 0) != 0) {
-    return invalidArgument("--local-endpoint '" + endpoint + "' must start with unix:// (or be none)");
+  Result<sockaddr_un> address = unixSocketAddress(endpoint);
+  if (!address.ok()) {
+    return invalidArgument("--local-endpoint " + address.status().message() + " (or none)");
   }
-  const std::string path = endpoint.substr(kScheme.size());
-  Result<sockaddr_un> address = addressOf(path);
-  if (!address.ok()) return address.status();
+  const std::string path = endpoint.substr(kUnixScheme.size());
   const std::filesystem::path file(path);
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);

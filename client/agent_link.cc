@@ -1,20 +1,16 @@
 #include "client/agent_link.h"
 
-#include <sys/un.h>
+#include "client/unix_endpoint.h"
 
 namespace ftb {
 
 Result<std::unique_ptr<AgentLink>> AgentLink::create(const std::string& endpoint,
                                                      zmq::context_t& context,
                                                      const CurveClientKeys& curve) {
-  constexpr std::string_view kUnix = "unix://";
-  if (endpoint.rfind(kUnix, 0) == 0) {
-    const std::string path = endpoint.substr(kUnix.size());
-    if (path.empty() || path.size() >= sizeof(sockaddr_un{}.sun_path)) {
-      return invalidArgument("cannot connect to " + endpoint + ": the socket path must have 1 to " +
-                             std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) + " characters");
-    }
-    return detail::makeStreamAgentLink(path);
+  if (isUnixEndpoint(endpoint)) {
+    Result<sockaddr_un> address = unixSocketAddress(endpoint);
+    if (!address.ok()) return invalidArgument("cannot connect to " + address.status().message());
+    return detail::makeStreamAgentLink(*address);
   }
   try {
     return detail::makeZmqAgentLink(endpoint, context, curve);

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/un.h>
+
 #include <zmq.hpp>
 
 #include "client/status.h"
@@ -74,5 +76,5 @@ namespace ftb::detail {
 // The two transports (zmq_agent_link.cc, stream_agent_link.cc); use AgentLink::create.
 std::unique_ptr<AgentLink> makeZmqAgentLink(const std::string& endpoint, zmq::context_t& context,
                                             const CurveClientKeys& curve);
-std::unique_ptr<AgentLink> makeStreamAgentLink(const std::string& path);
+std::unique_ptr<AgentLink> makeStreamAgentLink(const sockaddr_un& address);
 }  // namespace ftb::detail

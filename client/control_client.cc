@@ -9,6 +9,7 @@
 
 #include "client/client.h"
 #include "client/codec.h"
+#include "client/unix_endpoint.h"
 
 namespace ftb {
 namespace {
@@ -21,7 +22,7 @@ constexpr std::string_view kWhatToDo =
 
 bool validEndpoint(std::string_view endpoint) {
   if (endpoint.rfind("ipc://", 0) == 0) return endpoint.size() > 6;
-  if (endpoint.rfind("unix://", 0) == 0) return endpoint.size() > 7;
+  if (isUnixEndpoint(endpoint)) return unixSocketAddress(endpoint).ok();
   if (endpoint.rfind("tcp://", 0) == 0) {
     const std::string_view rest = endpoint.substr(6);
     const std::size_t colon = rest.rfind(':');
@@ -43,6 +44,29 @@ Link classify(uint16_t event) {
     case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return Link::kAuthRefused;  // the agent's ZAP said no
     default: return Link::kOther;
   }
+}
+
+// A reply frame read for request `id`: the envelope when it answers this request
+// (request_id 0 with an Error: the agent could not read our frame), nullopt for a
+// late answer to an earlier call, an error when the bytes are no Envelope.
+Result<std::optional<proto::Envelope>> replyTo(uint64_t id, const void* data, std::size_t size,
+                                               const std::string& endpoint) {
+  Result<proto::Envelope> answer = wire::decode(data, size);
+  if (!answer.ok()) {
+    return Status(answer.status().code(), "the ftb-agent at " + endpoint +
+                                              " sent a reply this client cannot read: " +
+                                              answer.status().message());
+  }
+  const bool ours = answer->request_id() == id || (answer->request_id() == 0 && answer->has_error());
+  if (!ours) return std::optional<proto::Envelope>();
+  return std::optional<proto::Envelope>(std::move(answer).value());
+}
+
+Status connectedButSilent(const std::string& endpoint, milliseconds timeout) {
+  return deadlineExceeded("the ftb-agent at " + endpoint + " is connected but did not answer within " +
+                          std::to_string(timeout.count()) +
+                          " ms: it may be overloaded; retry with a larger --timeout-ms or check "
+                          "its log");
 }
 
 }  // namespace
@@ -68,7 +92,7 @@ struct ControlClient::Impl {
 };
 
 void ControlClient::Impl::open() {
-  if (endpoint.rfind("unix://", 0) == 0) {
+  if (isUnixEndpoint(endpoint)) {
     Result<std::unique_ptr<AgentLink>> link = AgentLink::create(endpoint, context, {});
     if (!link.ok()) throw zmq::error_t();  // not reached: validEndpoint checked the form
     stream = std::move(link).value();
@@ -138,16 +162,9 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
     }
     if (items[0].revents & ZMQ_POLLIN) {
       for (zmq::message_t reply; socket.recv(reply, zmq::recv_flags::dontwait);) {
-        Result<proto::Envelope> answer = wire::decode(reply.data(), reply.size());
-        if (!answer.ok()) {
-          return Status(answer.status().code(),
-                        "the ftb-agent at " + endpoint +
-                            " sent a reply this client cannot read: " + answer.status().message());
-        }
-        // request_id 0: the agent could not read our frame (another protocol version).
-        const bool ours =
-            answer->request_id() == id || (answer->request_id() == 0 && answer->has_error());
-        if (ours) return answer;  // else a late answer to an earlier call
+        Result<std::optional<proto::Envelope>> answer = replyTo(id, reply.data(), reply.size(), endpoint);
+        if (!answer.ok()) return answer.status();
+        if (*answer) return std::move(**answer);
       }
     }
     while (std::optional<Link> link = nextLinkEvent()) {
@@ -180,13 +197,7 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
       }
     }
   }
-  if (connected) {
-    return deadlineExceeded("the ftb-agent at " + endpoint +
-                            " is connected but did not answer within " +
-                            std::to_string(timeout.count()) +
-                            " ms: it may be overloaded; retry with a larger --timeout-ms or check "
-                            "its log");
-  }
+  if (connected) return connectedButSilent(endpoint, timeout);
   return unavailable("no ftb-agent answered at " + endpoint + " within " +
                      std::to_string(timeout.count()) + " ms: " + std::string(kWhatToDo));
 }
@@ -223,15 +234,9 @@ Result<proto::Envelope> ControlClient::Impl::callOverStream(const proto::Envelop
     }
     stream->afterPoll(items);
     while (std::optional<std::string_view> reply = stream->receive()) {
-      Result<proto::Envelope> answer = wire::decode(reply->data(), reply->size());
-      if (!answer.ok()) {
-        return Status(answer.status().code(),
-                      "the ftb-agent at " + endpoint +
-                          " sent a reply this client cannot read: " + answer.status().message());
-      }
-      if (answer->request_id() == id || (answer->request_id() == 0 && answer->has_error())) {
-        return answer;
-      }
+      Result<std::optional<proto::Envelope>> answer = replyTo(id, reply->data(), reply->size(), endpoint);
+      if (!answer.ok()) return answer.status();
+      if (*answer) return std::move(**answer);
     }
     if (stream->takeChange() == AgentLink::Change::kDisconnected) {
       connected = false;
@@ -239,11 +244,7 @@ Result<proto::Envelope> ControlClient::Impl::callOverStream(const proto::Envelop
                          " closed the connection before answering: " + std::string(kWhatToDo));
     }
   }
-  return deadlineExceeded("the ftb-agent at " + endpoint +
-                          " is connected but did not answer within " +
-                          std::to_string(timeout.count()) +
-                          " ms: it may be overloaded; retry with a larger --timeout-ms or check "
-                          "its log");
+  return connectedButSilent(endpoint, timeout);
 }
 
 // call(), with ZeroMQ's exceptions and the agent's Error replies turned into a Status.

@@ -29,9 +29,7 @@ constexpr milliseconds kLastRetry{1000};
 
 class StreamAgentLink final : public AgentLink {
  public:
-  explicit StreamAgentLink(const std::string& path) : reader_(kMaxFrameBytes) {
-    address_.sun_family = AF_UNIX;
-    std::memcpy(address_.sun_path, path.data(), path.size());
+  explicit StreamAgentLink(const sockaddr_un& address) : address_(address), reader_(kMaxFrameBytes) {
     connect();
   }
   ~StreamAgentLink() override { drop(); }
@@ -147,8 +145,8 @@ class StreamAgentLink final : public AgentLink {
 
 }  // namespace
 
-std::unique_ptr<AgentLink> makeStreamAgentLink(const std::string& path) {
-  return std::make_unique<StreamAgentLink>(path);
+std::unique_ptr<AgentLink> makeStreamAgentLink(const sockaddr_un& address) {
+  return std::make_unique<StreamAgentLink>(address);
 }
 
 }  // namespace ftb::detail

@@ -3,12 +3,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include "client/codec.h"
+#include "client/unix_endpoint.h"
 
 namespace ftb::testing {
 
 RawPeer::RawPeer(const std::string& endpoint, int rcvhwm)
     : socket_(context_, zmq::socket_type::dealer) {
-  if (endpoint.rfind("unix://", 0) == 0) {
+  if (isUnixEndpoint(endpoint)) {
     auto link = AgentLink::create(endpoint, context_, {});
     BOOST_REQUIRE_MESSAGE(link.ok(), link.status().toString());
     stream_ = std::move(link).value();
