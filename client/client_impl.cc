@@ -398,8 +398,9 @@ void ClientImpl::wake() {
 
 // ---------------------------------------------------------------- dispatch thread
 
-void ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
+uint64_t ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
   bool was_empty;
+  uint64_t lost = 0;
   {
     std::lock_guard lock(dispatch_mu_);
     was_empty = dispatch_queue_.empty();
@@ -407,8 +408,7 @@ void ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
       callback_missed_[id] += notification.missed;  // merged, handed out in order below
     } else if (dispatch_queue_.size() >= options_.poll_queue_events) {
       ++callback_missed_[id];  // a callback that cannot keep up: count, do not grow
-      ++stats_.missed;
-      return;
+      lost = 1;
     } else {
       if (auto m = callback_missed_.find(id); m != callback_missed_.end()) {
         dispatch_queue_.emplace_back(id, Notification{.kind = Notification::Kind::kMissed,
@@ -419,7 +419,8 @@ void ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
     }
     if (dispatch_queue_.empty() && !callback_missed_.empty()) was_empty = true;  // notice only
   }
-  if (was_empty) dispatch_cv_.notify_one();  // a busy dispatcher drains without wake-ups
+  if (was_empty && lost == 0) dispatch_cv_.notify_one();  // a busy dispatcher drains without wake-ups
+  return lost;
 }
 
 void ClientImpl::dispatchLoop() {

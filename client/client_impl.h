@@ -104,8 +104,8 @@ class ClientImpl final : public Client {
 
   // Dispatch thread.
   void dispatchLoop();
-  // Called with mu_ held (it counts losses in stats_).
-  void enqueueCallback(SubscriptionId id, Notification notification);
+  // Returns the events it had to drop (0 or 1): the caller counts them in stats_.
+  uint64_t enqueueCallback(SubscriptionId id, Notification notification);
 
   const ClientOptions options_;
   const std::string endpoint_;

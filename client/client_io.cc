@@ -298,10 +298,13 @@ void ClientImpl::onDeliver(const proto::Deliver& deliver) {
     for (SubscriptionId id : delivery.subscription_ids()) {
       if (id == kResponseInbox) {
         if (!event.response_to || event.response_to->publisherKey() != publisher_key_) continue;
-        std::lock_guard lock(collect_mu_);
-        auto it = collectors_.find(event.response_to->seq);
-        if (it == collectors_.end()) continue;  // nobody is collecting: not an error
-        it->second.responses.push_back(event);
+        {
+          std::lock_guard lock(collect_mu_);
+          auto it = collectors_.find(event.response_to->seq);
+          if (it == collectors_.end()) continue;  // nobody is collecting: not an error
+          it->second.responses.push_back(event);
+        }
+        // After the unlock: a waiter woken while the mutex is still held sleeps again on it.
         collectors_cv_.notify_all();
         continue;
       }
@@ -315,27 +318,41 @@ void ClientImpl::reportMissed(SubscriptionId id, uint64_t count) {
   if (it == subscriptions_.end() || count == 0) return;
   Notification notice{.kind = Notification::Kind::kMissed, .event = {}, .missed = count};
   if (it->second.queue) it->second.queue->push(notice);
-  if (it->second.options.callback) enqueueCallback(id, std::move(notice));
+  if (it->second.options.callback) (void)enqueueCallback(id, std::move(notice));  // never drops a notice
 }
 
 void ClientImpl::deliverTo(SubscriptionId id, const Event& event, const proto::EventId& wire_id) {
-  std::lock_guard lock(mu_);
-  auto it = subscriptions_.find(id);
-  if (it == subscriptions_.end()) return;  // unsubscribed meanwhile
-  SubscriptionState& sub = it->second;
-  sub.resume_from = wire_id;
-  // A reconnect re-sends what the agent had not acknowledged; some of it may
-  // already have been delivered. Sequence numbers per publisher only grow.
-  uint64_t& last = sub.last_seq[event.id.publisherKey()];
-  if (event.id.seq <= last) {
-    ++stats_.duplicates_suppressed;
-    return;
+  std::shared_ptr<NotificationQueue> queue;
+  bool has_callback;
+  {
+    std::lock_guard lock(mu_);
+    auto it = subscriptions_.find(id);
+    if (it == subscriptions_.end()) return;  // unsubscribed meanwhile
+    SubscriptionState& sub = it->second;
+    sub.resume_from = wire_id;
+    // A reconnect re-sends what the agent had not acknowledged; some of it may
+    // already have been delivered. Sequence numbers per publisher only grow.
+    uint64_t& last = sub.last_seq[event.id.publisherKey()];
+    if (event.id.seq <= last) {
+      ++stats_.duplicates_suppressed;
+      return;
+    }
+    last = event.id.seq;
+    ++stats_.delivered;
+    queue = sub.queue;
+    has_callback = static_cast<bool>(sub.options.callback);
   }
-  last = event.id.seq;
-  ++stats_.delivered;
+  // Handed over with mu_ released: the woken consumer usually takes mu_ at once
+  // (respond(), the callback's lookup), and finding it held would cost it a second
+  // wake-up. Only this thread hands over, so the order stays the agent's.
   Notification notification{.kind = Notification::Kind::kEvent, .event = event, .missed = 0};
-  if (sub.queue) stats_.missed += sub.queue->push(notification);
-  if (sub.options.callback) enqueueCallback(id, std::move(notification));
+  uint64_t lost = 0;
+  if (queue) lost += has_callback ? queue->push(notification) : queue->push(std::move(notification));
+  if (has_callback) lost += enqueueCallback(id, std::move(notification));
+  if (lost > 0) {
+    std::lock_guard lock(mu_);
+    stats_.missed += lost;
+  }
 }
 
 void ClientImpl::sendPending() {
