@@ -75,6 +75,9 @@ Agent::Agent(AgentConfig config)
 
 Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   std::unique_ptr<Agent> agent(new Agent(std::move(config)));
+  auto poller = Poller::create();
+  if (!poller.ok()) return poller.status();
+  agent->poller_ = std::move(poller).value();
   auto policy = NamespacePolicy::load(agent->config_.policy_file);
   if (!policy.ok()) return policy.status();
   agent->policy_ = std::move(policy).value();
@@ -114,8 +117,13 @@ Status Agent::bind() {
       std::filesystem::permissions(endpoint.substr(6), std::filesystem::perms(0666), ec);
     }
   }
+  // Nothing to do when it fires: the loop reads the socket every turn.
+  Result<Poller::Registration> watched =
+      poller_->watch(socket_.get(zmq::sockopt::fd), EPOLLIN, [](uint32_t) {});
+  if (!watched.ok()) return watched.status();
+  socket_watch_ = std::move(watched).value();
   if (const std::string local = localEndpoint(config_); !local.empty()) {
-    auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm);
+    auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm, *poller_);
     if (!server.ok()) return server.status();
     local_ = std::move(server).value();
     endpoints_.push_back(local_->endpoint());
@@ -167,27 +175,15 @@ void Agent::run() {
     for (const auto& [id, s] : sessions_) {
       if (s->process_exited) wait = std::min(wait, std::chrono::milliseconds(1));  // probing
     }
-    poll_items_.assign(1, zmq::pollitem_t{socket_.handle(), 0, ZMQ_POLLIN, 0});
-    watched_.clear();
-    addProcessWatches(poll_items_, watched_);
-    if (local_) local_->addPollItems(poll_items_);
-    // After the process watches: a tree link's connection closing wakes the loop too.
-    if (tree_transport_) tree_transport_->addPollItems(poll_items_);
-    try {
-      zmq::poll(poll_items_.data(), poll_items_.size(), wait);
-    } catch (const zmq::error_t&) {
-      continue;  // EINTR: a signal arrived; the loop condition decides
+    // Input already taken in by ZeroMQ (its descriptor tells only of changes
+    // since it was last read), or left by this turn's budget: no sleep.
+    if ((socket_.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0 || (local_ && local_->hasInput()) ||
+        (tree_transport_ && tree_transport_->hasInput())) {
+      wait = std::chrono::milliseconds(0);
     }
-    for (std::size_t i = 1; i <= watched_.size(); ++i) {
-      if ((poll_items_[i].revents & ZMQ_POLLIN) == 0) continue;
-      ClientSession* s = watched_[i - 1];
-      s->process_exited = true;
-      s->probe_until = clock_.steadyNow() +
-                       std::chrono::milliseconds(config_.client_timeout_ms);
-      // Its socket closed first (a stream socket's EOF comes before the pidfd): settle it now.
-      if (s->socket_gone) departed_.push_back(s->routing_id);
-    }
-    if (local_) local_->afterPoll(poll_items_);
+    // Marks exited processes, accepts stream connections and marks them
+    // readable, writes what waits for them. A signal ends the wait early.
+    poller_->wait(wait);
 
     bool input_backlog = drainClients(client_source_, kMaxFramesPerTurn);
     if (local_) {
@@ -399,6 +395,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->last_will = std::move(*will);
   if (peer) session->process = PidWatch::open(peer->pid);
   ClientSession& opened = sessions_.add(std::move(session), sender);  // sets opened.last_seq
+  watchProcess(opened);
   for (const auto& d : hello.declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
     if (name.ok()) opened.declared[*name] = d.severity();

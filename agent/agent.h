@@ -36,6 +36,7 @@
 #include "agent/event_history.h"
 #include "agent/local_stream_server.h"
 #include "agent/namespace_policy.h"
+#include "agent/poller.h"
 #include "agent/rate_limited_log.h"
 #include "agent/router.h"
 #include "agent/session_table.h"
@@ -103,9 +104,10 @@ class Agent : private tree::TreeHost {
   void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
   void expireSilentClients();
   // agent_departures.cc: clients that vanish without a Goodbye.
-  // Adds the pidfds of watched client processes to the loop's poll set.
-  void addProcessWatches(std::vector<zmq::pollitem_t>& items,
-                         std::vector<ClientSession*>& watched);
+  // Watches the pidfd of a local client's process in the loop's poller.
+  void watchProcess(ClientSession& session);
+  // Its pidfd fired: probe its socket until ZeroMQ reports it gone.
+  void onProcessExited(ClientSession& session);
   // A watched process exited: probe its socket until ZeroMQ reports it gone.
   void probeExitedClients(std::chrono::steady_clock::time_point now);
   // Sessions whose socket was reported gone in an earlier turn, once this
@@ -168,8 +170,12 @@ class Agent : private tree::TreeHost {
   void fillTreeInfo(proto::TreeInfo* info);
 
   AgentConfig config_;
+  // What the loop waits on (created first, so that it outlives every
+  // registration: the socket's, the stream server's, the tree links', the sessions' pidfds).
+  std::unique_ptr<Poller> poller_;
   zmq::context_t context_;
   zmq::socket_t socket_;
+  Poller::Registration socket_watch_;  // socket_'s ZMQ_FD: declared after it, dropped before it closes
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> reload_{false};
@@ -191,8 +197,6 @@ class Agent : private tree::TreeHost {
   SubscriptionIndex subscription_index_;
   std::vector<std::string> doomed_;  // routing ids whose socket is gone (this turn's sends)
   std::vector<std::string> departed_;  // doomed in an earlier turn: settleDeparted()
-  std::vector<zmq::pollitem_t> poll_items_;  // the socket, then the watched pidfds
-  std::vector<ClientSession*> watched_;      // the session of each pidfd item
 
 
   EventHistory history_;
@@ -201,10 +205,12 @@ class Agent : private tree::TreeHost {
   std::unique_ptr<ZmqTreeTransport> tree_transport_;
   std::unique_ptr<tree::TreeNode> tree_;
   bool tree_interest_dirty_ = false;
-  // The previous driveTree turn (wall and this thread's CPU clock): a long gap
-  // is logged with the CPU the loop used in it (busy) or not (starved).
+  // The previous driveTree turn, and this thread's CPU clock as last sampled (at
+  // tree_cpu_at_): a long gap is logged with the CPU the loop used in it (busy) or
+  // not (starved).
   std::chrono::steady_clock::time_point tree_turn_at_{};
   std::chrono::nanoseconds tree_turn_cpu_{0};
+  std::chrono::steady_clock::time_point tree_cpu_at_{};
   std::vector<tree::TopologyChange> topology_changes_;  // published after the tree call returns
   uint64_t incarnation_ = 0;     // start time, ns since the epoch: names this run to peers
   uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events

@@ -27,13 +27,24 @@
 
 namespace ftb::agent {
 
-void Agent::addProcessWatches(std::vector<zmq::pollitem_t>& items,
-                              std::vector<ClientSession*>& watched) {
-  for (auto& [id, s] : sessions_) {
-    if (!s->process || s->process_exited) continue;
-    items.push_back(zmq::pollitem_t{nullptr, s->process->fd(), ZMQ_POLLIN, 0});
-    watched.push_back(s.get());
+void Agent::watchProcess(ClientSession& session) {
+  if (!session.process) return;
+  Result<Poller::Registration> watched = poller_->watch(
+      session.process->fd(), EPOLLIN, [this, s = &session](uint32_t) { onProcessExited(*s); });
+  if (watched.ok()) {
+    session.process_watch = std::move(watched).value();
+  } else {  // the heartbeat timeout remains
+    log_.warn("pidfd", "cannot watch the process of client '{}': {}", session.client_name,
+              watched.status().message());
   }
+}
+
+void Agent::onProcessExited(ClientSession& s) {
+  s.process_watch.reset();  // a pidfd stays readable: once is enough
+  s.process_exited = true;
+  s.probe_until = clock_.steadyNow() + std::chrono::milliseconds(config_.client_timeout_ms);
+  // Its socket closed first (a stream socket's EOF comes before the pidfd): settle it now.
+  if (s.socket_gone) departed_.push_back(s.routing_id);
 }
 
 void Agent::probeExitedClients(std::chrono::steady_clock::time_point now) {
@@ -48,6 +59,7 @@ void Agent::probeExitedClients(std::chrono::steady_clock::time_point now) {
       // The socket outlived the process (inherited by a child?): the
       // heartbeat timeout decides.
       s->process_exited = false;
+      s->process_watch.reset();
       s->process.reset();
       continue;
     }

@@ -45,6 +45,10 @@ std::string portOf(const std::string& endpoint) { return endpoint.substr(endpoin
 // past saturation (bench/README.md), while their PINGs were answered.
 constexpr tree::Nanos kPingedSilenceFloor = std::chrono::seconds(5);
 
+// How often the loop reads its thread's CPU clock for the stall warning: the CPU
+// figure of a late turn then covers up to this much more than the gap it explains.
+constexpr auto kCpuSampleEvery = std::chrono::milliseconds(10);
+
 std::string nodeText(const tree::NodeRef& n) { return n.name + "@" + n.address; }
 
 std::chrono::nanoseconds threadCpu() {
@@ -96,7 +100,7 @@ Status Agent::startTree() {
   const LinkPing ping{std::chrono::milliseconds(config_.tree_ping_ms),
                       std::chrono::milliseconds(config_.tree_ping_timeout_ms)};
   tree_transport_ =
-      std::make_unique<ZmqTreeTransport>(context_, kTreeBacklogFrames, ping, curve_keys_);
+      std::make_unique<ZmqTreeTransport>(context_, *poller_, kTreeBacklogFrames, ping, curve_keys_);
   std::string probe;  // where peers' PINGs go: a listener of its own on our interface, any free port
   if (ping.interval.count() > 0) {
     Result<std::string> listening =
@@ -121,18 +125,23 @@ void Agent::driveTree(std::chrono::steady_clock::time_point now, bool input_back
   if (!tree_) return;
   // The tree's timers want a turn every quarter heartbeat. A turn that comes a
   // whole heartbeat late says why: the loop was busy (CPU used) or starved
-  // (waiting for a core, or blocked). TreeNode::tick allows for it.
-  const auto cpu = threadCpu();
+  // (waiting for a core, or blocked). TreeNode::tick allows for it. The thread's
+  // CPU clock is a system call: read at most every kCpuSampleEvery, not every turn.
   const auto gap = now - tree_turn_at_;
-  if (tree_turn_at_.time_since_epoch().count() > 0 &&
-      gap > std::chrono::milliseconds(config_.tree_heartbeat_ms)) {
-    log_.warn("tree-stall", "tree: the agent's loop came back after {} ms ({} ms of it on a CPU){}",
-              std::chrono::duration_cast<std::chrono::milliseconds>(gap).count(),
-              std::chrono::duration_cast<std::chrono::milliseconds>(cpu - tree_turn_cpu_).count(),
-              input_backlog ? ", input backlogged" : "");
+  const bool late = tree_turn_at_.time_since_epoch().count() > 0 &&
+                    gap > std::chrono::milliseconds(config_.tree_heartbeat_ms);
+  if (late || now - tree_cpu_at_ >= kCpuSampleEvery) {
+    const auto cpu = threadCpu();
+    if (late) {
+      log_.warn("tree-stall", "tree: the agent's loop came back after {} ms ({} ms of it on a CPU){}",
+                std::chrono::duration_cast<std::chrono::milliseconds>(gap).count(),
+                std::chrono::duration_cast<std::chrono::milliseconds>(cpu - tree_turn_cpu_).count(),
+                input_backlog ? ", input backlogged" : "");
+    }
+    tree_cpu_at_ = now;
+    tree_turn_cpu_ = cpu;
   }
   tree_turn_at_ = now;
-  tree_turn_cpu_ = cpu;
   if (tree_interest_dirty_) {
     tree_interest_dirty_ = false;
     tree::Interest interest;

@@ -13,6 +13,7 @@
 #include "agent/outbound_queue.h"
 #include "agent/peer_credentials.h"
 #include "agent/pid_watch.h"
+#include "agent/poller.h"
 #include "client/filter.h"
 #include "proto/ftb.pb.h"
 
@@ -55,6 +56,7 @@ struct ClientSession {
   // The client's process (IPC peers): its pidfd turns readable when it exits,
   // then the agent probes the socket until ZeroMQ reports it gone.
   std::optional<PidWatch> process;
+  Poller::Registration process_watch;  // the pidfd in the loop's poller until it fires
   bool process_exited = false;
   std::chrono::steady_clock::time_point probe_until;
   // Its socket is gone but its process lives (or is unknown: TCP): it may

@@ -46,7 +46,8 @@ bool LocalStreamServer::isRoutingId(const std::string& routing_id) {
 
 Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::string& endpoint,
                                                                      std::size_t max_frame_bytes,
-                                                                     std::size_t backlog_frames) {
+                                                                     std::size_t backlog_frames,
+                                                                     Poller& poller) {
   Result<sockaddr_un> address = unixSocketAddress(endpoint);
   if (!address.ok()) {
     return invalidArgument("--local-endpoint " + address.status().message() + " (or none)");
@@ -76,42 +77,36 @@ Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::
                               " (choose another --local-endpoint)");
   }
   ::chmod(path.c_str(), 0666);
-  return std::unique_ptr<LocalStreamServer>(
-      new LocalStreamServer(endpoint, path, fd, max_frame_bytes, backlog_frames));
+  std::unique_ptr<LocalStreamServer> server(
+      new LocalStreamServer(endpoint, path, fd, max_frame_bytes, backlog_frames, poller));
+  Result<Poller::Registration> listening =
+      poller.watch(fd, EPOLLIN, [s = server.get()](uint32_t) { s->acceptAll(); });
+  if (!listening.ok()) return listening.status();  // the destructor closes and removes
+  server->listening_ = std::move(listening).value();
+  return server;
 }
 
 LocalStreamServer::~LocalStreamServer() {
   for (auto& [id, c] : connections_) {
+    c->registration.reset();
     if (c->fd >= 0) ::close(c->fd);
   }
+  listening_.reset();
   ::close(listen_fd_);
   std::error_code ec;
   std::filesystem::remove(path_, ec);
 }
 
-void LocalStreamServer::addPollItems(std::vector<zmq::pollitem_t>& items) {
-  first_item_ = items.size();
-  items.push_back(zmq::pollitem_t{nullptr, listen_fd_, ZMQ_POLLIN, 0});
-  order_.clear();
-  cursor_ = 0;
-  for (auto& [id, c] : connections_) {
-    if (c->fd < 0) continue;
-    const bool waiting = c->writer.pending() || !c->backlog.empty();
-    const short events = static_cast<short>(ZMQ_POLLIN | (waiting ? ZMQ_POLLOUT : 0));
-    items.push_back(zmq::pollitem_t{nullptr, c->fd, events, 0});
-    order_.push_back(c.get());
+void LocalStreamServer::onReady(Connection& c, uint32_t events) {
+  if (events & EPOLLOUT) writeBacklog(c);
+  // Errors and hang-ups count as readable: the read finds out which.
+  if ((events & ~static_cast<uint32_t>(EPOLLOUT)) != 0 && c.fd >= 0) {
+    c.readable = true;
+    if (!c.queued) {
+      c.queued = true;
+      ready_.push_back(&c);
+    }
   }
-}
-
-void LocalStreamServer::afterPoll(const std::vector<zmq::pollitem_t>& items) {
-  for (std::size_t i = 0; i < order_.size(); ++i) {
-    const short revents = items[first_item_ + 1 + i].revents;
-    Connection& c = *order_[i];
-    // Errors and hang-ups show as readable: the read finds out which.
-    if (revents & (ZMQ_POLLIN | ZMQ_POLLERR)) c.readable = true;
-    if (revents & ZMQ_POLLOUT) writeBacklog(c);
-  }
-  if (items[first_item_].revents & ZMQ_POLLIN) acceptAll();
 }
 
 void LocalStreamServer::acceptAll() {
@@ -136,16 +131,27 @@ void LocalStreamServer::acceptAll() {
     c->fd = fd;
     c->routing_id = makeRoutingId(next_id_++);
     c->credentials = {.uid = cred.uid, .gid = cred.gid, .pid = static_cast<uint32_t>(cred.pid)};
-    // Whatever the client sent before this turn's poll is read at once.
+    Connection* connection = c.get();
+    Result<Poller::Registration> watched = poller_.watch(
+        fd, EPOLLIN, [this, connection](uint32_t events) { onReady(*connection, events); });
+    if (!watched.ok()) {
+      spdlog::warn("{}: refused a connection of pid {}: {}", endpoint_, cred.pid,
+                   watched.status().message());
+      ::close(fd);
+      continue;
+    }
+    c->registration = std::move(watched).value();
+    // Whatever the client sent before it was watched is read at once.
     c->readable = true;
-    order_.push_back(c.get());
+    c->queued = true;
+    ready_.push_back(connection);
     connections_.emplace(c->routing_id, std::move(c));
   }
 }
 
 Receive LocalStreamServer::tryReceive(InboundFrame& frame) {
-  while (cursor_ < order_.size()) {
-    Connection& c = *order_[cursor_];
+  while (!ready_.empty()) {
+    Connection& c = *ready_.front();
     if (c.fd >= 0) {
       std::optional<std::string_view> body = c.reader.next();
       if (!body && c.readable) {
@@ -175,10 +181,10 @@ Receive LocalStreamServer::tryReceive(InboundFrame& frame) {
         return Receive::kFrame;
       }
     }
-    ++cursor_;
+    // Read dry (or closed): it waits for the poller again.
+    c.queued = false;
+    ready_.pop_front();
   }
-  // Next call starts over: connections read dry stay unreadable until the next poll.
-  cursor_ = 0;
   return Receive::kEmpty;
 }
 
@@ -189,12 +195,22 @@ bool LocalStreamServer::trySend(const std::string& routing_id, std::string_view 
   writeBacklog(c);
   if (c.fd < 0) return true;
   if (c.backlog.empty() && c.writer.trySend(c.fd, frame)) {
-    if (c.writer.failed()) close(c, "write failed");
+    if (c.writer.failed()) {
+      close(c, "write failed");
+    } else {
+      watchWrites(c);  // the socket took part of it: the writer holds the rest
+    }
     return true;
   }
   if (c.backlog.size() >= max_backlog_) return false;
   c.backlog.emplace_back(frame);
+  watchWrites(c);
   return true;
+}
+
+void LocalStreamServer::watchWrites(Connection& c) {
+  const bool waiting = c.writer.pending() || !c.backlog.empty();
+  c.registration.modify(EPOLLIN | (waiting ? EPOLLOUT : 0u));
 }
 
 void LocalStreamServer::writeBacklog(Connection& c) {
@@ -202,12 +218,17 @@ void LocalStreamServer::writeBacklog(Connection& c) {
   while (!c.backlog.empty() && !c.writer.failed() && c.writer.trySend(c.fd, c.backlog.front())) {
     c.backlog.pop_front();
   }
-  if (c.writer.failed()) close(c, "write failed");
+  if (c.writer.failed()) {
+    close(c, "write failed");
+  } else {
+    watchWrites(c);
+  }
 }
 
 void LocalStreamServer::close(Connection& c, std::string_view why) {
   if (c.fd < 0) return;
   if (!why.empty()) spdlog::debug("{}: connection of pid {} closed: {}", endpoint_, c.credentials.pid, why);
+  c.registration.reset();  // before the descriptor goes
   ::close(c.fd);
   c.fd = -1;
   c.backlog.clear();
@@ -225,9 +246,8 @@ std::size_t LocalStreamServer::writePending() {
 }
 
 std::vector<std::string> LocalStreamServer::takeClosed() {
+  std::erase_if(ready_, [](const Connection* c) { return c->fd < 0; });  // before they are freed
   for (const auto& id : closed_) connections_.erase(id);
-  order_.clear();
-  cursor_ = 0;
   std::vector<std::string> closed;
   closed.swap(closed_);
   return closed;

@@ -7,9 +7,10 @@
 // of its own that no ZeroMQ peer can claim (isRoutingId), and carries the
 // kernel's SO_PEERCRED taken at accept.
 //
-//   auto server = LocalStreamServer::listen("unix:///run/ftb/agent.stream", max_frame);
-//   server->addPollItems(items);  zmq::poll(items...);  server->afterPoll(items);
+//   auto server = LocalStreamServer::listen("unix:///run/ftb/agent.stream", max_frame, hwm, poller);
+//   poller.wait(timeout);  // accepts, marks connections readable, writes what waits
 //   while (server->tryReceive(frame) == Receive::kFrame) handle(frame);
+//   if (server->hasInput()) ...                         // a budget left frames unread
 //   if (!server->trySend(id, bytes)) queue(bytes);      // the client's socket is full
 //   for (auto& id : server->takeClosed()) forget(id);  // EOF, error, oversized frame
 //
@@ -25,9 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "agent/peer_credentials.h"
+#include "agent/poller.h"
 #include "agent/zmq_frame_source.h"
 #include "client/status.h"
 #include "client/stream_frames.h"
@@ -40,9 +40,12 @@ class LocalStreamServer {
   // A file left by a dead agent is replaced; one a live agent answers on is not.
   // `backlog_frames`: frames a connection may hold beyond what its socket takes
   // (as ZeroMQ's pipe holds socket-hwm frames) before trySend says full.
+  // The listening socket and every connection are watched in `poller`, which
+  // outlives the server.
   static Result<std::unique_ptr<LocalStreamServer>> listen(const std::string& endpoint,
                                                            std::size_t max_frame_bytes,
-                                                           std::size_t backlog_frames);
+                                                           std::size_t backlog_frames,
+                                                           Poller& poller);
   ~LocalStreamServer();  // closes every connection, removes the socket file
   LocalStreamServer(const LocalStreamServer&) = delete;
   LocalStreamServer& operator=(const LocalStreamServer&) = delete;
@@ -51,13 +54,12 @@ class LocalStreamServer {
   // Whether `routing_id` names one of this transport's connections (now or once).
   static bool isRoutingId(const std::string& routing_id);
 
-  // The listening socket and every connection (POLLOUT too while a frame waits).
-  void addPollItems(std::vector<zmq::pollitem_t>& items);
-  // Accepts new connections and writes what waits, from the items addPollItems added.
-  void afterPoll(const std::vector<zmq::pollitem_t>& items);
-  // The next whole frame from any readable connection; its views stay valid
-  // until the next call.
+  // The next whole frame from a connection the poller found readable (in the
+  // order they became so); its views stay valid until the next call.
   Receive tryReceive(InboundFrame& frame);
+  // Whether a connection may still hold frames that tryReceive did not return
+  // (the caller's budget ran out): the loop should not sleep.
+  bool hasInput() const { return !ready_.empty(); }
   // Without blocking: false when the client's socket and its backlog are full.
   // A connection that is gone counts as sent (takeClosed reports it).
   bool trySend(const std::string& routing_id, std::string_view frame);
@@ -76,16 +78,20 @@ class LocalStreamServer {
     wire::StreamFrameReader reader;
     wire::StreamFrameWriter writer;
     std::deque<std::string> backlog;  // frames after the one the writer holds, in order
-    bool readable = false;  // poll said so and a read has not yet found it empty
+    bool readable = false;  // the poller said so and a read has not yet found it empty
+    bool queued = false;    // in ready_
+    Poller::Registration registration;  // EPOLLIN, and EPOLLOUT while a frame waits
     explicit Connection(std::size_t max_frame) : reader(max_frame) {}
   };
 
   LocalStreamServer(std::string endpoint, std::string path, int fd, std::size_t max_frame,
-                    std::size_t backlog_frames)
+                    std::size_t backlog_frames, Poller& poller)
       : endpoint_(std::move(endpoint)), path_(std::move(path)), listen_fd_(fd),
-        max_frame_(max_frame), max_backlog_(backlog_frames) {}
+        max_frame_(max_frame), max_backlog_(backlog_frames), poller_(poller) {}
   void acceptAll();
+  void onReady(Connection& c, uint32_t events);
   void writeBacklog(Connection& c);  // as much of it as the socket takes
+  void watchWrites(Connection& c);   // EPOLLOUT exactly while something waits
   void close(Connection& c, std::string_view why);
 
   std::string endpoint_;
@@ -93,11 +99,11 @@ class LocalStreamServer {
   int listen_fd_;
   std::size_t max_frame_;
   std::size_t max_backlog_;
+  Poller& poller_;
+  Poller::Registration listening_;
   uint64_t next_id_ = 1;
   std::unordered_map<std::string, std::unique_ptr<Connection>> connections_;
-  std::vector<Connection*> order_;  // poll order of this turn (items after first_item_)
-  std::size_t first_item_ = 0;      // index of the listening socket's item
-  std::size_t cursor_ = 0;          // tryReceive's place in order_
+  std::deque<Connection*> ready_;  // readable, or holding whole frames: tryReceive's queue
   std::vector<std::string> closed_;
 };
 

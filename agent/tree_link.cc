@@ -31,9 +31,11 @@ int tryRealtime(int priority) {
 
 }  // namespace
 
-ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames,
-                                   LinkPing ping, std::optional<CurveClientKeys> curve)
+ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, Poller& poller,
+                                   std::size_t max_backlog_frames, LinkPing ping,
+                                   std::optional<CurveClientKeys> curve)
     : context_(context),
+      poller_(poller),
       max_backlog_frames_(max_backlog_frames),
       ping_(ping),
       curve_(std::move(curve)) {}
@@ -41,7 +43,7 @@ ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, std::size_t max_back
 ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   auto& slot = peers_[address];
   if (!slot) {
-    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer), {}, {}, {}, {}, {}});
+    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer), {}, {}, {}, {}, {}, {}});
     zmq::socket_t& s = slot->socket;
     s.set(zmq::sockopt::linger, 200);  // let a Leave on shutdown go out
     s.set(zmq::sockopt::sndhwm, 10000);
@@ -94,6 +96,7 @@ void ZmqTreeTransport::learnProbe(const std::string& address, const std::string&
 void ZmqTreeTransport::connectProbe(Peer& p, const std::string& address, const std::string& target) {
   const bool own_listener = target != address;
   zmq::context_t& context = own_listener ? *probe_context_ : context_;
+  p.monitor_watch.reset();
   p.monitor = zmq::socket_t();  // an earlier probe's, if any
   p.probe = zmq::socket_t(context, zmq::socket_type::dealer);
   p.probe_target = target;
@@ -135,6 +138,15 @@ void ZmqTreeTransport::watch(zmq::context_t& context, Peer& p, const std::string
   p.monitor = zmq::socket_t(context, zmq::socket_type::pair);
   p.monitor.set(zmq::sockopt::linger, 0);
   p.monitor.connect(endpoint);
+  // Nothing to do when it fires: takeDisconnected reads every monitor each turn.
+  Result<Poller::Registration> watched =
+      poller_.watch(p.monitor.get(zmq::sockopt::fd), EPOLLIN, [](uint32_t) {});
+  if (watched.ok()) {
+    p.monitor_watch = std::move(watched).value();
+  } else {
+    log_.warn("tree-monitor", "cannot watch the monitor of tree peer {}: {}; its close is noticed "
+              "within a loop turn", address, watched.status().message());
+  }
 }
 
 std::vector<std::string> ZmqTreeTransport::takeDisconnected() {
@@ -156,10 +168,11 @@ std::vector<std::string> ZmqTreeTransport::takeDisconnected() {
   return closed;
 }
 
-void ZmqTreeTransport::addPollItems(std::vector<zmq::pollitem_t>& items) {
+bool ZmqTreeTransport::hasInput() {
   for (auto& [address, p] : peers_) {
-    if (p->monitor) items.push_back(zmq::pollitem_t{p->monitor.handle(), 0, ZMQ_POLLIN, 0});
+    if (p->monitor && (p->monitor.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0) return true;
   }
+  return false;
 }
 
 bool ZmqTreeTransport::trySend(Peer& p, const std::string& frame) {

@@ -36,6 +36,7 @@
 
 #include <zmq.hpp>
 
+#include "agent/poller.h"
 #include "agent/rate_limited_log.h"
 #include "client/status.h"
 #include "agent/tree/tree_node.h"
@@ -58,8 +59,10 @@ struct LinkPing {
 class ZmqTreeTransport : public tree::TreeTransport {
  public:
   // `curve` set: every link is encrypted and authenticated with these keys.
-  ZmqTreeTransport(zmq::context_t& context, std::size_t max_backlog_frames, LinkPing ping = {},
-                   std::optional<CurveClientKeys> curve = std::nullopt);
+  // Each link's monitor is watched in `poller` (which outlives the transport),
+  // so that a connection closing wakes the agent's loop.
+  ZmqTreeTransport(zmq::context_t& context, Poller& poller, std::size_t max_backlog_frames,
+                   LinkPing ping = {}, std::optional<CurveClientKeys> curve = std::nullopt);
 
   void send(const std::string& to, tree::TreeMessage message) override;
   void forget(const std::string& to) override;
@@ -81,8 +84,9 @@ class ZmqTreeTransport : public tree::TreeTransport {
   bool backlogged() const;
   // Peers whose connection closed since the last call (each once per close).
   std::vector<std::string> takeDisconnected();
-  // The monitors' sockets, to wake the event loop when a connection closes.
-  void addPollItems(std::vector<zmq::pollitem_t>& items);
+  // Whether a monitor holds an event takeDisconnected has not read (ZeroMQ's
+  // descriptor may have been reset by then): the loop should not sleep.
+  bool hasInput();
 
   uint64_t framesDropped() const { return frames_dropped_; }
 
@@ -91,6 +95,7 @@ class ZmqTreeTransport : public tree::TreeTransport {
     zmq::socket_t socket;   // tree messages
     zmq::socket_t probe;    // no messages: ZMTP PINGs only, watched by `monitor`
     zmq::socket_t monitor;  // PAIR receiving the probe's disconnect events
+    Poller::Registration monitor_watch;  // the monitor's ZMQ_FD (dropped before it closes)
     std::string probe_target;  // where `probe` is connected ("" = not yet)
     std::deque<std::string> backlog;
     std::chrono::steady_clock::time_point last_used;
@@ -102,6 +107,7 @@ class ZmqTreeTransport : public tree::TreeTransport {
   void setCurve(zmq::socket_t& socket);
 
   zmq::context_t& context_;
+  Poller& poller_;
   // PINGs on: the probes' own context and listener (declared first: the
   // sockets in it close before it ends).
   std::unique_ptr<zmq::context_t> probe_context_;

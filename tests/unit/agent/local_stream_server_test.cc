@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "agent/local_stream_server.h"
+#include "agent/poller.h"
 #include "client/stream_frames.h"
 
 using ftb::agent::InboundFrame;
 using ftb::agent::LocalStreamServer;
+using ftb::agent::Poller;
 using ftb::agent::Receive;
 
 namespace {
@@ -42,12 +44,15 @@ int connectTo(const std::string& path) {
   return fd;
 }
 
-// One loop turn as the agent's: poll (blocking up to 1 s), then read.
+// The loop's poller: one for the whole test program, so it outlives every server.
+Poller& poller() {
+  static std::unique_ptr<Poller> p = std::move(Poller::create()).value();
+  return *p;
+}
+
+// One loop turn as the agent's: wait (up to 1 s, none while input is left), then read.
 std::vector<InboundFrame> turn(LocalStreamServer& server, std::vector<std::string>& bodies) {
-  std::vector<zmq::pollitem_t> items;
-  server.addPollItems(items);
-  zmq::poll(items.data(), items.size(), std::chrono::milliseconds(1000));
-  server.afterPoll(items);
+  poller().wait(server.hasInput() ? std::chrono::milliseconds(0) : std::chrono::milliseconds(1000));
   std::vector<InboundFrame> frames;
   InboundFrame frame;
   while (server.tryReceive(frame) == Receive::kFrame) {
@@ -61,7 +66,7 @@ std::vector<InboundFrame> turn(LocalStreamServer& server, std::vector<std::strin
 
 BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_routing_id) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16);
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, poller());
   BOOST_REQUIRE(server.ok());
   struct stat st{};
   BOOST_REQUIRE(stat((dir.path + "/a.stream").c_str(), &st) == 0);
@@ -113,7 +118,7 @@ BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_
 
 BOOST_AUTO_TEST_CASE(a_frame_over_the_limit_closes_only_its_connection_after_the_whole_frames_before_it) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16);
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, poller());
   BOOST_REQUIRE(server.ok());
   const int bad = connectTo(dir.path + "/a.stream");
   const int good = connectTo(dir.path + "/a.stream");
@@ -139,9 +144,9 @@ BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken
   Dir dir;
   const std::string endpoint = "unix://" + dir.path + "/a.stream";
   {
-    auto first = LocalStreamServer::listen(endpoint, 64, 16);
+    auto first = LocalStreamServer::listen(endpoint, 64, 16, poller());
     BOOST_REQUIRE(first.ok());
-    auto second = LocalStreamServer::listen(endpoint, 64, 16);
+    auto second = LocalStreamServer::listen(endpoint, 64, 16, poller());
     BOOST_REQUIRE(!second.ok());
     BOOST_TEST(second.status().message().find("another ftb-agent is already serving") != std::string::npos);
   }
@@ -153,22 +158,22 @@ BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken
   BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
   close(fd);
   BOOST_REQUIRE(std::filesystem::exists(dir.path + "/a.stream"));
-  auto again = LocalStreamServer::listen(endpoint, 64, 16);
+  auto again = LocalStreamServer::listen(endpoint, 64, 16, poller());
   BOOST_TEST(again.ok());
 }
 
 BOOST_AUTO_TEST_CASE(endpoints_that_are_not_unix_paths_are_refused_with_the_reason) {
-  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64, 16);
+  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64, 16, poller());
   BOOST_REQUIRE(!wrong.ok());
   BOOST_TEST(wrong.status().message().find("must start with unix://") != std::string::npos);
-  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64, 16);
+  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64, 16, poller());
   BOOST_REQUIRE(!long_path.ok());
   BOOST_TEST(long_path.status().message().find("characters") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backlog_then_is_full) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16);
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, poller());
   BOOST_REQUIRE(server.ok());
   const int fd = connectTo(dir.path + "/a.stream");
   ftb::wire::StreamFrameWriter writer;
@@ -190,10 +195,7 @@ BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backl
   ftb::wire::StreamFrameReader reader(4096);
   int received = 0;
   while (received < sent) {
-    std::vector<zmq::pollitem_t> items;
-    (*server)->addPollItems(items);
-    zmq::poll(items.data(), items.size(), std::chrono::milliseconds(10));
-    (*server)->afterPoll(items);  // writes the backlog as the client makes room
+    poller().wait(std::chrono::milliseconds(10));  // writes the backlog as the client makes room
     reader.readFrom(fd);
     while (auto f = reader.next()) {
       BOOST_REQUIRE(std::string(*f) == chunk + std::to_string(received));
@@ -202,5 +204,31 @@ BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backl
   }
   BOOST_TEST(received == sent);
   BOOST_TEST((*server)->trySend(id, "room again"));
+  close(fd);
+}
+
+BOOST_AUTO_TEST_CASE(frames_left_by_a_budget_keep_the_loop_awake_until_they_are_read) {
+  Dir dir;
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, poller());
+  BOOST_REQUIRE(server.ok());
+  const int fd = connectTo(dir.path + "/a.stream");
+  ftb::wire::StreamFrameWriter writer;
+  for (const char* body : {"one", "two", "three"}) BOOST_REQUIRE(writer.trySend(fd, body));
+  // Accepted: the new connection is read at once, before any readiness is reported.
+  InboundFrame frame;
+  for (int i = 0; i < 100 && (*server)->connections() == 0; ++i) poller().wait(std::chrono::milliseconds(100));
+  BOOST_REQUIRE((*server)->connections() == 1u);
+  // A budget of one frame per turn: what is left is input, though the socket is read dry.
+  std::vector<std::string> bodies;
+  while (bodies.size() < 3) {
+    BOOST_REQUIRE((*server)->hasInput());
+    BOOST_REQUIRE((*server)->tryReceive(frame) == ftb::agent::Receive::kFrame);
+    bodies.emplace_back(frame.body);
+  }
+  BOOST_TEST(bodies == (std::vector<std::string>{"one", "two", "three"}), boost::test_tools::per_element());
+  BOOST_TEST(((*server)->tryReceive(frame) == ftb::agent::Receive::kEmpty));
+  BOOST_TEST(!(*server)->hasInput());
+  // Nothing more arrives: a wait times out with nothing ready.
+  BOOST_TEST(poller().wait(std::chrono::milliseconds(0)) == 0);
   close(fd);
 }

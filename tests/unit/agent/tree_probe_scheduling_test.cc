@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/poller.h"
 #include "agent/tree_link.h"
 
 using ftb::agent::LinkPing;
@@ -76,7 +77,8 @@ bool mayUseRealtime() {
 BOOST_AUTO_TEST_CASE(with_the_right_only_the_probe_threads_run_under_sched_rr) {
   BOOST_REQUIRE_MESSAGE(mayUseRealtime(), "run as root or with RLIMIT_RTPRIO >= 1 (CI runs as root)");
   zmq::context_t data_context(1);
-  ZmqTreeTransport transport(data_context, 16, kPing);
+  auto poller = std::move(ftb::agent::Poller::create()).value();
+  ZmqTreeTransport transport(data_context, *poller, 16, kPing);
   auto listening = transport.listenForProbes("tcp://127.0.0.1:0", 1);
   BOOST_REQUIRE_MESSAGE(listening.ok(), listening.status().toString());
   BOOST_TEST(transport.realtimeProbes());
@@ -92,7 +94,8 @@ BOOST_AUTO_TEST_CASE(with_the_right_only_the_probe_threads_run_under_sched_rr) {
 
 BOOST_AUTO_TEST_CASE(priority_zero_keeps_normal_scheduling) {
   zmq::context_t data_context(1);
-  ZmqTreeTransport transport(data_context, 16, kPing);
+  auto poller = std::move(ftb::agent::Poller::create()).value();
+  ZmqTreeTransport transport(data_context, *poller, 16, kPing);
   BOOST_REQUIRE(transport.listenForProbes("tcp://127.0.0.1:0", 0).ok());
   BOOST_TEST(!transport.realtimeProbes());
   BOOST_TEST(realtimeThreads().empty(), joined(realtimeThreads()));
@@ -107,7 +110,8 @@ BOOST_AUTO_TEST_CASE(without_the_right_the_probe_listens_with_normal_scheduling)
     const rlimit none{0, 0};
     if (setrlimit(RLIMIT_RTPRIO, &none) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
     zmq::context_t data_context(1);
-    ZmqTreeTransport transport(data_context, 16, kPing);
+    auto poller = std::move(ftb::agent::Poller::create()).value();
+    ZmqTreeTransport transport(data_context, *poller, 16, kPing);
     const bool listening = transport.listenForProbes("tcp://127.0.0.1:0", 1).ok();
     _exit(listening && !transport.realtimeProbes() ? 0 : 1);
   }
