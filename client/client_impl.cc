@@ -399,28 +399,50 @@ void ClientImpl::wake() {
 // ---------------------------------------------------------------- dispatch thread
 
 uint64_t ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
-  bool was_empty;
+  bool wake;
+  uint64_t lost;
+  {
+    std::lock_guard lock(dispatch_mu_);
+    wake = dispatch_queue_.empty();  // the dispatcher may sleep: a busy one drains without wake-ups
+    lost = enqueueLocked(id, std::move(notification));
+  }
+  if (wake) dispatch_cv_.notify_one();
+  return lost;
+}
+
+void ClientImpl::flushCallbacks() {
+  if (callback_batch_.empty()) return;
+  bool wake;
   uint64_t lost = 0;
   {
     std::lock_guard lock(dispatch_mu_);
-    was_empty = dispatch_queue_.empty();
-    if (notification.kind == Notification::Kind::kMissed) {
-      callback_missed_[id] += notification.missed;  // merged, handed out in order below
-    } else if (dispatch_queue_.size() >= options_.poll_queue_events) {
-      ++callback_missed_[id];  // a callback that cannot keep up: count, do not grow
-      lost = 1;
-    } else {
-      if (auto m = callback_missed_.find(id); m != callback_missed_.end()) {
-        dispatch_queue_.emplace_back(id, Notification{.kind = Notification::Kind::kMissed,
-                                                      .event = {}, .missed = m->second});
-        callback_missed_.erase(m);
-      }
-      dispatch_queue_.emplace_back(id, std::move(notification));
-    }
-    if (dispatch_queue_.empty() && !callback_missed_.empty()) was_empty = true;  // notice only
+    wake = dispatch_queue_.empty();
+    for (auto& [id, notification] : callback_batch_) lost += enqueueLocked(id, std::move(notification));
   }
-  if (was_empty && lost == 0) dispatch_cv_.notify_one();  // a busy dispatcher drains without wake-ups
-  return lost;
+  callback_batch_.clear();
+  if (wake) dispatch_cv_.notify_one();
+  if (lost > 0) {
+    std::lock_guard lock(mu_);
+    stats_.missed += lost;
+  }
+}
+
+uint64_t ClientImpl::enqueueLocked(SubscriptionId id, Notification notification) {
+  if (notification.kind == Notification::Kind::kMissed) {
+    callback_missed_[id] += notification.missed;  // merged, handed out in order below
+    return 0;
+  }
+  if (dispatch_queue_.size() >= options_.poll_queue_events) {
+    ++callback_missed_[id];  // a callback that cannot keep up: count, do not grow
+    return 1;
+  }
+  if (auto m = callback_missed_.find(id); m != callback_missed_.end()) {
+    dispatch_queue_.emplace_back(id, Notification{.kind = Notification::Kind::kMissed,
+                                                  .event = {}, .missed = m->second});
+    callback_missed_.erase(m);
+  }
+  dispatch_queue_.emplace_back(id, std::move(notification));
+  return 0;
 }
 
 void ClientImpl::dispatchLoop() {

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <zmq.hpp>
 
@@ -91,7 +92,9 @@ class ClientImpl final : public Client {
   void onMessage(proto::Envelope& envelope);
   void onHelloReply(const proto::Envelope& envelope);
   void onDeliver(const proto::Deliver& deliver);
-  void deliverTo(SubscriptionId id, const Event& event, const proto::EventId& wire_id);
+  // Callbacks are queued in callback_batch_ until flushCallbacks() (end of the frame).
+  void deliverTo(SubscriptionId id, Event event, const std::string& publisher);
+  const std::string& publisherKeyOf(const EventId& id);  // memoized: key_of_, key_
   void reportMissed(SubscriptionId id, uint64_t count);  // mu_ held
   void sendPending();
   // Sends what the buffer holds from send_cursor_ on; false when the link is
@@ -106,6 +109,9 @@ class ClientImpl final : public Client {
   void dispatchLoop();
   // Returns the events it had to drop (0 or 1): the caller counts them in stats_.
   uint64_t enqueueCallback(SubscriptionId id, Notification notification);
+  // callback_batch_ to the dispatch queue under one lock, with at most one wake-up.
+  void flushCallbacks();
+  uint64_t enqueueLocked(SubscriptionId id, Notification notification);  // dispatch_mu_ held
 
   const ClientOptions options_;
   const std::string endpoint_;
@@ -141,6 +147,10 @@ class ClientImpl final : public Client {
   PublishBuffer buffer_;
   uint64_t send_cursor_ = 1;  // next sequence to send (link_mu_)
   bool hello_wanted_ = false;  // I/O thread: a (re)connection awaits our Hello
+  // I/O thread: the frame's callbacks (flushCallbacks), and the last publisher key built.
+  std::vector<std::pair<SubscriptionId, Notification>> callback_batch_;
+  EventId key_of_;
+  std::string key_ = EventId{}.publisherKey();
 
   mutable std::mutex mu_;  // guards everything below
   std::condition_variable hello_cv_;

@@ -294,8 +294,11 @@ void ClientImpl::onDeliver(const proto::Deliver& deliver) {
       stats_.last_agent_error = "the agent delivered an event that does not parse";
       continue;
     }
-    const Event event = fromProto(parsed);
-    for (SubscriptionId id : delivery.subscription_ids()) {
+    Event event = fromProto(std::move(parsed));
+    const std::string& publisher = publisherKeyOf(event.id);
+    const int ids = delivery.subscription_ids_size();
+    for (int i = 0; i < ids; ++i) {
+      const SubscriptionId id = delivery.subscription_ids(i);
       if (id == kResponseInbox) {
         if (!event.response_to || event.response_to->publisherKey() != publisher_key_) continue;
         {
@@ -308,9 +311,22 @@ void ClientImpl::onDeliver(const proto::Deliver& deliver) {
         collectors_cv_.notify_all();
         continue;
       }
-      deliverTo(id, event, parsed.id());
+      // The last subscription takes the event itself; others a copy.
+      deliverTo(id, i + 1 == ids ? std::move(event) : Event(event), publisher);
     }
   }
+  flushCallbacks();
+}
+
+const std::string& ClientImpl::publisherKeyOf(const EventId& id) {
+  // Consecutive events mostly come from one publisher: its key is built once.
+  if (id.host != key_of_.host || id.pid != key_of_.pid ||
+      id.process_start_ns != key_of_.process_start_ns ||
+      id.client_instance != key_of_.client_instance) {
+    key_of_ = id;
+    key_ = id.publisherKey();
+  }
+  return key_;
 }
 
 void ClientImpl::reportMissed(SubscriptionId id, uint64_t count) {
@@ -321,7 +337,7 @@ void ClientImpl::reportMissed(SubscriptionId id, uint64_t count) {
   if (it->second.options.callback) (void)enqueueCallback(id, std::move(notice));  // never drops a notice
 }
 
-void ClientImpl::deliverTo(SubscriptionId id, const Event& event, const proto::EventId& wire_id) {
+void ClientImpl::deliverTo(SubscriptionId id, Event event, const std::string& publisher) {
   std::shared_ptr<NotificationQueue> queue;
   bool has_callback;
   {
@@ -329,10 +345,11 @@ void ClientImpl::deliverTo(SubscriptionId id, const Event& event, const proto::E
     auto it = subscriptions_.find(id);
     if (it == subscriptions_.end()) return;  // unsubscribed meanwhile
     SubscriptionState& sub = it->second;
-    sub.resume_from = wire_id;
+    if (!sub.resume_from) sub.resume_from.emplace();
+    toProto(event.id, &*sub.resume_from);  // reuses its buffers
     // A reconnect re-sends what the agent had not acknowledged; some of it may
     // already have been delivered. Sequence numbers per publisher only grow.
-    uint64_t& last = sub.last_seq[event.id.publisherKey()];
+    uint64_t& last = sub.last_seq[publisher];
     if (event.id.seq <= last) {
       ++stats_.duplicates_suppressed;
       return;
@@ -345,10 +362,11 @@ void ClientImpl::deliverTo(SubscriptionId id, const Event& event, const proto::E
   // Handed over with mu_ released: the woken consumer usually takes mu_ at once
   // (respond(), the callback's lookup), and finding it held would cost it a second
   // wake-up. Only this thread hands over, so the order stays the agent's.
-  Notification notification{.kind = Notification::Kind::kEvent, .event = event, .missed = 0};
+  Notification notification{.kind = Notification::Kind::kEvent, .event = std::move(event), .missed = 0};
   uint64_t lost = 0;
   if (queue) lost += has_callback ? queue->push(notification) : queue->push(std::move(notification));
-  if (has_callback) lost += enqueueCallback(id, std::move(notification));
+  // Callbacks go to the dispatch thread together, at the end of the frame: one wake-up per frame.
+  if (has_callback) callback_batch_.emplace_back(id, std::move(notification));
   if (lost > 0) {
     std::lock_guard lock(mu_);
     stats_.missed += lost;

@@ -48,6 +48,35 @@ void toProto(const Event& event, proto::Event* out) {
   }
 }
 
+Event fromProto(proto::Event&& event) {
+  Event out;
+  out.event_space = std::move(*event.mutable_event_space());
+  out.event_name = std::move(*event.mutable_event_name());
+  out.severity = fromProto(event.severity());
+  out.client_name = std::move(*event.mutable_client_name());
+  out.job_id = std::move(*event.mutable_job_id());
+  const proto::EventId& id = event.id();
+  out.id = EventId{.host = {},
+                   .pid = id.origin().pid(),
+                   .process_start_ns = id.origin().process_start_ns(),
+                   .client_instance = id.client_instance(),
+                   .seq = id.seq()};
+  // mutable_*() would allocate a message that is absent.
+  if (id.has_origin()) out.id.host = std::move(*event.mutable_id()->mutable_origin()->mutable_host());
+  out.time_sec = event.time_sec();
+  out.time_nsec = event.time_nsec();
+  out.payload = std::move(*event.mutable_payload());
+  out.type = event.type() == proto::RESPONSE ? EventType::kResponse : EventType::kNormal;
+  if (event.has_response_to()) out.response_to = fromProto(event.response_to());
+  out.tags.insert(event.tags().begin(), event.tags().end());
+  out.sender = VerifiedSender{.uid = event.sender().uid(),
+                              .pid = event.sender().pid(),
+                              .agent = event.has_sender() ? std::move(*event.mutable_sender()->mutable_agent())
+                                                          : std::string(),
+                              .credentials_known = event.sender().credentials_known()};
+  return out;
+}
+
 Event fromProto(const proto::Event& event) {
   Event out;
   out.event_space = event.event_space();

@@ -12,5 +12,7 @@ void toProto(const EventId& id, proto::EventId* out);
 EventId fromProto(const proto::EventId& id);
 void toProto(const Event& event, proto::Event* out);
 Event fromProto(const proto::Event& event);
+// The same, taking the strings out of `event` instead of copying them.
+Event fromProto(proto::Event&& event);
 
 }  // namespace ftb

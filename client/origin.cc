@@ -1,5 +1,6 @@
 #include "client/origin.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -53,12 +54,22 @@ proto::Origin makeOrigin() {
   return origin;
 }
 
+// Bumped in the child of every fork(): a child is a different process. (Asking
+// getpid() on every publish instead was a system call per event.)
+std::atomic<uint64_t> fork_generation{1};
+
 }  // namespace
 
 const proto::Origin& localOrigin() {
-  // Recomputed after fork(): a child is a different process.
+  static const int registered = pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
+  (void)registered;
   static thread_local proto::Origin cached;
-  if (cached.pid() != static_cast<uint32_t>(getpid())) cached = makeOrigin();
+  static thread_local uint64_t cached_generation = 0;
+  const uint64_t generation = fork_generation.load(std::memory_order_relaxed);
+  if (cached_generation != generation) {
+    cached = makeOrigin();
+    cached_generation = generation;
+  }
   return cached;
 }
 
