@@ -124,22 +124,27 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
 
   // Record who the kernel says sent it: appending a serialized Event that holds
   // only `sender` merges into the original bytes (protobuf concatenation), so
-  // the event is forwarded without re-encoding.
-  proto::Event verified;
-  auto* sender = verified.mutable_sender();
-  sender->set_agent(config_.name);
-  if (session.peer) {
-    sender->set_uid(session.peer->uid);
-    sender->set_pid(session.peer->pid);
-    sender->set_credentials_known(true);
+  // the event is forwarded without re-encoding. The same for every event of
+  // the session (the agent's name needs a restart): encoded once.
+  if (session.sender_suffix.empty()) {
+    proto::Event verified;
+    auto* sender = verified.mutable_sender();
+    sender->set_agent(config_.name);
+    if (session.peer) {
+      sender->set_uid(session.peer->uid);
+      sender->set_pid(session.peer->pid);
+      sender->set_credentials_known(true);
+    }
+    session.sender_suffix = verified.SerializeAsString();
+    session.sender = *sender;
   }
   auto routed = std::make_shared<RoutedEvent>();
   std::string merged;
-  merged.reserve(bytes.size() + 64);
+  merged.reserve(bytes.size() + session.sender_suffix.size());
   merged.append(bytes);
-  verified.AppendToString(&merged);
+  merged.append(session.sender_suffix);
   routed->bytes = std::make_shared<const std::string>(std::move(merged));
-  event.mutable_sender()->CopyFrom(*sender);
+  *event.mutable_sender() = session.sender;
   routed->event = std::move(event);
   routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);
