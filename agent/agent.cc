@@ -196,7 +196,7 @@ void Agent::run() {
     if (!input_backlog) settleDeparted();
     router_.flush();
     sendAcks();
-    flushOutbound();
+    router_.sendQueued();
 
     const auto now = clock_.steadyNow();
     driveTree(now, input_backlog);
@@ -476,18 +476,5 @@ void Agent::replyError(const std::string& routing_id, proto::Error::Code code,
   reply(routing_id, error);
 }
 
-void Agent::flushOutbound() {
-  for (auto& [id, s] : sessions_) {
-    OutboundQueue& out = s->outbound;
-    while (!out.empty() && trySend(id, out.front())) out.pop();
-    // Loss at the end of a flood: no later batch will carry the count, so it
-    // goes out on its own once the queue has drained.
-    if (out.empty() && out.missedPending() > 0) {
-      proto::Envelope notice;
-      Router::attachMissed(out, notice.mutable_deliver());
-      if (trySend(id, wire::encode(notice))) out.clearMissedPending();
-    }
-  }
-}
 
 }  // namespace ftb::agent

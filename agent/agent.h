@@ -134,7 +134,6 @@ class Agent : private tree::TreeHost {
   // budget with frames left (input backlog).
   template <typename Source>
   bool drainClients(Source& source, int budget);
-  void flushOutbound();
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
   // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
   Status startCurve();

@@ -95,7 +95,7 @@ void Agent::drainOnShutdown() {
   // it to the stream sockets) as they make room, until nothing is left or the
   // deadline passes.
   while (pending() && clock_.steadyNow() < deadline) {
-    flushOutbound();
+    router_.sendQueued();
     if (tree_transport_) tree_transport_->flush(clock_.steadyNow());
     // No wills while the agent stops: its clients lose the agent, not the reverse.
     for (const auto& id : doomed_) removeSession(id, SessionEnd::kShutdown, "its socket is gone");

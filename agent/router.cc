@@ -121,4 +121,16 @@ bool Router::mayReceive(ClientSession& session, const std::string& event_space) 
   return it->second;
 }
 
+void Router::sendQueued() {
+  for (const auto& [id, s] : p_.sessions) {
+    OutboundQueue& out = s->outbound;
+    while (!out.empty() && p_.sink.trySend(id, out.front())) out.pop();
+    if (out.empty() && out.missedPending() > 0) {
+      proto::Envelope notice;
+      attachMissed(out, notice.mutable_deliver());
+      if (p_.sink.trySend(id, wire::encode(notice))) out.clearMissedPending();
+    }
+  }
+}
+
 }  // namespace ftb::agent

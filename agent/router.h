@@ -10,6 +10,7 @@
 //   Router router({sessions, index, history, admission, metrics, counters, log, sink, clock});
 //   router.publish(event);   // history, then route
 //   router.flush();          // once per loop turn
+//   router.sendQueued();     // each turn too: frames that waited for room
 //
 // Threading: not thread-safe; the agent's event-loop thread alone owns and
 // calls it. It holds references to the agent's state (no sockets: the agent's
@@ -71,6 +72,10 @@ class Router {
                const std::vector<uint32_t>& subscription_ids);
   // Sends (or queues, or counts as missed) every batch built so far.
   void flush();
+  // Retries what waits in each session's OutboundQueue, oldest first, as far
+  // as the sink takes it; a loss at the end of a flood, which no later batch
+  // would carry, goes out on its own once the queue has drained.
+  void sendQueued();
   // Drops `session`'s unsent batch: it is leaving.
   void forget(const ClientSession* session) { batches_.erase(session); }
 

@@ -204,8 +204,8 @@ BOOST_AUTO_TEST_CASE(a_full_pipe_queues_then_counts_missed_and_tells_in_the_next
   BOOST_TEST(f.counters.events_dropped() == 1u);
   BOOST_TEST(f.sink.sent.count("slow") == 0u);
 
-  // The client reads again: the queue drains (the agent's loop does this), and
-  // the next frame carries the count.
+  // The client reads again: the queue drains (here by hand, sendQueued is
+  // below), and the next frame carries the count.
   f.sink.full.clear();
   while (!slow.outbound.empty()) slow.outbound.pop();
   f.router.publish(event("FTB.X", 4));
@@ -215,6 +215,40 @@ BOOST_AUTO_TEST_CASE(a_full_pipe_queues_then_counts_missed_and_tells_in_the_next
   BOOST_TEST(frames[0].missed_before() == 1u);
   BOOST_TEST(frames[0].missed_size() == 2);
   BOOST_TEST(slow.outbound.missedPending() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(send_queued_drains_the_queue_in_order_then_tells_a_loss_on_its_own) {
+  Fixture f;
+  ClientSession& slow = f.client("slow", 1000, {""}, /*queue_events=*/2);
+  f.sink.full.insert("slow");
+  f.router.publish(event("FTB.X", 1));
+  f.router.publish(event("FTB.X", 2));
+  f.router.flush();  // one frame of two, queued
+  f.router.publish(event("FTB.X", 3));
+  f.router.flush();  // missed: no later frame will carry the count
+  f.router.sendQueued();
+  BOOST_TEST(f.sink.sent.count("slow") == 0u);  // still full: everything waits
+
+  f.sink.full.clear();
+  f.router.sendQueued();
+  const auto frames = f.sink.delivers("slow");
+  BOOST_TEST_REQUIRE(frames.size() == 2u);
+  BOOST_TEST_REQUIRE(frames[0].deliveries_size() == 2);
+  std::vector<uint64_t> seqs;
+  for (const auto& d : frames[0].deliveries()) {
+    proto::Event e;
+    BOOST_REQUIRE(e.ParseFromString(d.event()));
+    seqs.push_back(e.id().seq());
+  }
+  BOOST_TEST(seqs == (std::vector<uint64_t>{1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(frames[1].deliveries_size() == 0);  // the notice alone
+  BOOST_TEST(frames[1].missed_before() == 1u);
+  BOOST_TEST_REQUIRE(frames[1].missed_size() == 1);
+  BOOST_TEST(frames[1].missed(0).count() == 1u);
+  BOOST_TEST(slow.outbound.empty());
+  BOOST_TEST(slow.outbound.missedPending() == 0u);
+  f.router.sendQueued();
+  BOOST_TEST(f.sink.delivers("slow").size() == 2u);  // told once
 }
 
 BOOST_AUTO_TEST_CASE(a_departing_sessions_batch_is_dropped) {
