@@ -30,35 +30,44 @@ void Router::route(const RoutedEventPtr& routed) {
   // The index yields each session's matching ids contiguous and ascending:
   // the same list, in the same order, as scanning session->subscriptions.
   const std::vector<SubscriptionIndex::Match> matches = p_.index.matching(event);
+  if (matches.empty() && inbox_owner == nullptr) return;
+  const Metered metered = meter(event);
   std::vector<uint32_t> ids;
   for (std::size_t i = 0; i < matches.size();) {
     auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
     ids.clear();
     for (; i < matches.size() && matches[i].owner == session; ++i) ids.push_back(matches[i].id);
     if (!mayReceive(*session, event.event_space())) {
-      p_.metrics.events(event.event_space(), event.severity()).withheld->Increment();
+      metered.series->withheld->Increment();
       continue;
     }
     if (session == inbox_owner) ids.push_back(kResponseInbox);
-    enqueue(*session, routed, ids);
+    enqueue(*session, routed, ids, metered);
   }
   // The requester of a response gets it even when no subscription of its own matches.
   if (inbox_owner != nullptr &&
       !std::any_of(matches.begin(), matches.end(),
                    [&](const SubscriptionIndex::Match& m) { return m.owner == inbox_owner; })) {
-    enqueue(*inbox_owner, routed, {kResponseInbox});
+    const uint32_t inbox[] = {kResponseInbox};
+    enqueue(*inbox_owner, routed, inbox, metered);
   }
+}
+
+Router::Metered Router::meter(const proto::Event& event) {
+  return {&p_.metrics.events(event.event_space(), event.severity()), publishTime(event)};
 }
 
 void Router::enqueue(ClientSession& session, const RoutedEventPtr& routed,
                      const std::vector<uint32_t>& subscription_ids) {
+  enqueue(session, routed, subscription_ids, meter(routed->event));
+}
+
+void Router::enqueue(ClientSession& session, const RoutedEventPtr& routed, std::span<const uint32_t> ids,
+                     const Metered& metered) {
   Batch& batch = batches_[&session];
-  batch.metered.emplace_back(&p_.metrics.events(routed->event.event_space(), routed->event.severity()),
-                             publishTime(routed->event));
-  auto* delivery = batch.envelope.mutable_deliver()->add_deliveries();
-  delivery->set_event(*routed->bytes);
-  for (uint32_t id : subscription_ids) delivery->add_subscription_ids(id);
-  if (++batch.events >= kMaxDeliveriesPerFrame) {
+  batch.metered.emplace_back(metered.series, metered.published);
+  batch.frame.add(*routed->bytes, ids);
+  if (batch.frame.events() >= kMaxDeliveriesPerFrame) {
     Batch full = std::move(batch);
     batch = Batch{};
     send(session, full);
@@ -67,22 +76,20 @@ void Router::enqueue(ClientSession& session, const RoutedEventPtr& routed,
 
 void Router::flush() {
   for (auto& [session, batch] : batches_) {
-    if (batch.events > 0) send(*const_cast<ClientSession*>(session), batch);
+    if (batch.frame.events() > 0) send(*const_cast<ClientSession*>(session), batch);
   }
   batches_.clear();
 }
 
 void Router::send(ClientSession& session, Batch& batch) {
   OutboundQueue& out = session.outbound;
-  attachMissed(out, batch.envelope.mutable_deliver());
-  std::string frame = wire::encode(batch.envelope);
+  const uint32_t events = batch.frame.events();
+  std::string frame = batch.frame.finish(out.missedPending(), out.missedBySubscription());
   const bool sent = out.empty() && p_.sink.trySend(session.routing_id, frame);
-  if (!sent && !out.push(std::move(frame), batch.events)) {
-    out.addMissed(batch.events);
-    for (const auto& delivery : batch.envelope.deliver().deliveries()) {
-      for (uint32_t id : delivery.subscription_ids()) out.addMissedFor(id, 1);
-    }
-    p_.counters.set_events_dropped(p_.counters.events_dropped() + batch.events);
+  if (!sent && !out.push(std::move(frame), events)) {
+    out.addMissed(events);
+    for (uint32_t id : batch.frame.subscriptionIds()) out.addMissedFor(id, 1);
+    p_.counters.set_events_dropped(p_.counters.events_dropped() + events);
     for (const auto& [series, published] : batch.metered) series->dropped->Increment();
     return;
   }
@@ -92,18 +99,8 @@ void Router::send(ClientSession& session, Batch& batch) {
     series->delivered->Increment();
     p_.metrics.observeDelivery(published, now);
   }
-  session.events_delivered += batch.events;
-  p_.counters.set_events_out(p_.counters.events_out() + batch.events);
-}
-
-void Router::attachMissed(const OutboundQueue& out, proto::Deliver* deliver) {
-  deliver->set_missed_before(out.missedPending());
-  deliver->clear_missed();
-  for (const auto& [id, count] : out.missedBySubscription()) {
-    auto* m = deliver->add_missed();
-    m->set_subscription_id(id);
-    m->set_count(count);
-  }
+  session.events_delivered += events;
+  p_.counters.set_events_out(p_.counters.events_out() + events);
 }
 
 bool Router::mayReceive(ClientSession& session, const std::string& event_space) {
@@ -126,9 +123,8 @@ void Router::sendQueued() {
     OutboundQueue& out = s->outbound;
     while (!out.empty() && p_.sink.trySend(id, out.front())) out.pop();
     if (out.empty() && out.missedPending() > 0) {
-      proto::Envelope notice;
-      attachMissed(out, notice.mutable_deliver());
-      if (p_.sink.trySend(id, wire::encode(notice))) out.clearMissedPending();
+      const std::string notice = DeliverFrame{}.finish(out.missedPending(), out.missedBySubscription());
+      if (p_.sink.trySend(id, notice)) out.clearMissedPending();
     }
   }
 }

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -27,6 +28,7 @@
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
 #include "agent/clock.h"
+#include "agent/deliver_frame.h"
 #include "agent/event_history.h"
 #include "agent/rate_limited_log.h"
 #include "agent/session_table.h"
@@ -82,16 +84,21 @@ class Router {
   // The subscribe check for live delivery, cached in the session (cleared by
   // the agent when the policy changes).
   bool mayReceive(ClientSession& session, const std::string& event_space);
-  // Fills `deliver`'s missed counts from `out` (what the client has not been told yet).
-  static void attachMissed(const OutboundQueue& out, proto::Deliver* deliver);
 
  private:
   struct Batch {
-    proto::Envelope envelope;
-    uint32_t events = 0;
+    DeliverFrame frame;
     // Per delivery: its metric series and publish time (counted once the batch is sent or lost).
     std::vector<std::pair<EventSeries*, std::chrono::system_clock::time_point>> metered;
   };
+  // One event's metric series and publish time, looked up once for all its deliveries.
+  struct Metered {
+    EventSeries* series;
+    std::chrono::system_clock::time_point published;
+  };
+  Metered meter(const proto::Event& event);
+  void enqueue(ClientSession& session, const RoutedEventPtr& event, std::span<const uint32_t> ids,
+               const Metered& metered);
   void send(ClientSession& session, Batch& batch);
 
   Parts p_;

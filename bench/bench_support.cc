@@ -176,6 +176,11 @@ ProcessUsage operator-(const ProcessUsage& a, const ProcessUsage& b) {
           a.involuntary_switches - b.involuntary_switches};
 }
 
+ProcessUsage operator+(const ProcessUsage& a, const ProcessUsage& b) {
+  return {a.cpu_seconds + b.cpu_seconds, a.voluntary_switches + b.voluntary_switches,
+          a.involuntary_switches + b.involuntary_switches};
+}
+
 ProcessUsage processUsage(pid_t pid) {
   ProcessUsage u;
   const std::string dir = "/proc/" + std::to_string(pid);

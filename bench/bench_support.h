@@ -77,6 +77,7 @@ struct ProcessUsage {
   uint64_t involuntary_switches = 0;  // a thread was preempted
 };
 ProcessUsage operator-(const ProcessUsage& a, const ProcessUsage& b);
+ProcessUsage operator+(const ProcessUsage& a, const ProcessUsage& b);
 // Another process, from /proc/<pid>/stat (10 ms ticks) and /proc/<pid>/task/*/status.
 // All zero when it cannot be read.
 ProcessUsage processUsage(pid_t pid);

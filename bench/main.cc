@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -46,6 +47,23 @@ std::string kernel() {
   utsname u{};
   if (uname(&u) != 0) return "unknown kernel";
   return std::string(u.sysname) + " " + u.release;
+}
+
+void printFanout(const ThroughputOptions& o, const ThroughputResult& r) {
+  std::printf("\n[5] fan-out: %s x %zu-byte events, 1 publisher -> agent -> %u subscriber processes "
+              "(callback), every subscriber gets every event\n",
+              withCommas(o.events).c_str(), o.payload_bytes, r.subscribers);
+  const uint64_t unaccounted = r.lost() > r.missed_reported ? r.lost() - r.missed_reported : 0;
+  std::printf("  delivered      %s of %s in %.2f s = %s deliveries/s; lost %s (reported missed %s, "
+              "unaccounted %s)\n",
+              withCommas(r.delivered).c_str(), withCommas(r.expected()).c_str(), r.delivery_seconds,
+              withCommas(static_cast<uint64_t>(r.deliveredPerSecond())).c_str(),
+              withCommas(r.lost()).c_str(), withCommas(r.missed_reported).c_str(),
+              withCommas(unaccounted).c_str());
+  const double d = r.delivered > 0 ? static_cast<double>(r.delivered) : 1;
+  std::printf("  CPU per delivery  agent %.2f us, subscribers %.2f us (publisher %.2f us per event)\n",
+              r.agent.cpu_seconds / d * 1e6, r.subscriber.cpu_seconds / d * 1e6,
+              r.publisher.cpu_seconds / std::max<double>(1, static_cast<double>(r.published)) * 1e6);
 }
 
 void printThroughput(const ThroughputOptions& o, const ThroughputResult& r, double agent_peak_rss_mb) {
@@ -165,6 +183,8 @@ int run(int argc, char** argv) {
        subscription_scale = false;
   Ftb05Options ftb05;
   uint64_t scale_events = 20'000;
+  uint32_t fanout_subscribers = 16;
+  uint64_t fanout_events = 100'000;
 
   CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
                "one real ftb-agent that it starts itself. Prints figures; asserts nothing.",
@@ -203,6 +223,10 @@ int run(int argc, char** argv) {
   app.add_flag("--subscription-scale", subscription_scale,
                "Also run [3]: throughput with 10 and with 10,000 subscriptions on the agent");
   app.add_option("--scale-events", scale_events, "Events per run of [3]")->capture_default_str();
+  app.add_option("--fanout-subscribers", fanout_subscribers,
+                 "Subscriber processes in [5], one publisher to all of them (0 skips [5])")
+      ->capture_default_str();
+  app.add_option("--fanout-events", fanout_events, "Events published in [5]")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   tput.poll_subscriber = subscriber_mode == "poll";
   tput.subscriber_work = std::chrono::microseconds(static_cast<int64_t>(subscriber_work_us));
@@ -317,6 +341,21 @@ int run(int argc, char** argv) {
                 scale_many->deliveredPerSecond() / scale_few->deliveredPerSecond());
   }
 
+  std::optional<ThroughputResult> fanout;
+  if (!skip_throughput && fanout_subscribers > 0) {
+    ThroughputOptions o = tput;
+    o.events = fanout_events;
+    o.subscribers = fanout_subscribers;
+    auto r = runThroughput(o);
+    if (!r.ok()) {
+      std::cerr << "ftb_bench: fan-out run failed: " << r.status().message() << "\n";
+      return 1;
+    }
+    fanout = *r;
+    printFanout(o, *fanout);
+    std::fflush(stdout);
+  }
+
   std::optional<RoundTripResult> rtt_callback, rtt_poll;
   if (!skip_rtt) {
     std::printf("\n[2] request/response round trip: request(name, %zu bytes, %lld ms, 1) x %s "
@@ -392,6 +431,13 @@ int run(int argc, char** argv) {
                 (r.agent.voluntary_switches + r.requester.voluntary_switches +
                  r.responder.voluntary_switches) / n);
   };
+  if (fanout) {
+    std::printf("fanout_subscribers=%u\nfanout_deliveries_per_s=%.0f\nfanout_lost=%llu\n",
+                fanout->subscribers, fanout->deliveredPerSecond(),
+                static_cast<unsigned long long>(fanout->lost()));
+    std::printf("fanout_agent_cpu_s_per_delivery=%.3e\n",
+                fanout->agent.cpu_seconds / std::max<double>(1, static_cast<double>(fanout->delivered)));
+  }
   if (scale_few && scale_many) {
     std::printf("scale_10_subscriptions_events_per_s=%.0f\n", scale_few->deliveredPerSecond());
     std::printf("scale_10000_subscriptions_events_per_s=%.0f\n", scale_many->deliveredPerSecond());

@@ -38,6 +38,7 @@ struct ThroughputOptions {
   uint64_t events = 1'000'000;
   std::size_t payload_bytes = 64;
   bool poll_subscriber = false;   // poll() loop instead of a callback
+  uint32_t subscribers = 1;       // processes, each subscribed to every event (fan-out)
   // Busy work per delivered event in the subscriber: a slow consumer, to see
   // how overflow is reported (kMissed) or absorbed.
   std::chrono::microseconds subscriber_work{0};
@@ -48,21 +49,24 @@ struct ThroughputOptions {
 
 struct ThroughputResult {
   uint64_t published = 0;
+  uint32_t subscribers = 1;
   uint64_t publish_errors = 0;           // failures other than kResourceExhausted
   uint64_t resource_exhausted_retries = 0;
   double publish_seconds = 0;            // first publish() to the last one returning
   double acked_seconds = 0;              // first publish() to the agent's last ack
-  uint64_t delivered = 0;
+  uint64_t delivered = 0;                // summed over the subscribers
   uint64_t missed_notices = 0;           // kMissed notifications
   uint64_t missed_reported = 0;          // their `missed` counts summed
   uint64_t duplicates_suppressed = 0;
-  double delivery_seconds = 0;           // first publish() to the last delivery
-  // While publishing and delivering (the subscriber's includes its idle wait).
+  double delivery_seconds = 0;           // first publish() to the last delivery anywhere
+  // While publishing and delivering (the subscriber's includes its idle wait;
+  // summed over the subscribers).
   ProcessUsage agent, publisher, subscriber;
 
   double deliveredPerSecond() const { return delivery_seconds > 0 ? delivered / delivery_seconds : 0; }
   double publishedPerSecond() const { return publish_seconds > 0 ? published / publish_seconds : 0; }
-  uint64_t lost() const { return published > delivered ? published - delivered : 0; }
+  uint64_t expected() const { return published * subscribers; }
+  uint64_t lost() const { return expected() > delivered ? expected() - delivered : 0; }
 };
 
 Result<ThroughputResult> runThroughput(const ThroughputOptions& options);

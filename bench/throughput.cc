@@ -4,6 +4,7 @@
 #include <atomic>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include "bench/scenarios.h"
 #include "client/client.h"
@@ -167,14 +168,18 @@ int publisherMain(Channel& channel, const ThroughputOptions& options) {
 }  // namespace
 
 Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
-  ChildProcess subscriber = ChildProcess::spawn(
-      "subscriber", [&](Channel& ch) { return subscriberMain(ch, options); });
-  Ready ready;
-  if (!subscriber.channel().recv(&ready, 15s)) {
-    return unavailable("the subscriber process did not get ready (see its message above)");
+  std::vector<ChildProcess> subscribers;
+  for (uint32_t i = 0; i < std::max<uint32_t>(1, options.subscribers); ++i) {
+    subscribers.push_back(ChildProcess::spawn(
+        "subscriber", [&](Channel& ch) { return subscriberMain(ch, options); }));
+    Ready ready;
+    if (!subscribers.back().channel().recv(&ready, 15s)) {
+      return unavailable("a subscriber process did not get ready (see its message above)");
+    }
   }
   ChildProcess publisher = ChildProcess::spawn(
       "publisher", [&](Channel& ch) { return publisherMain(ch, options); });
+  Ready ready;
   if (!publisher.channel().recv(&ready, 15s)) {
     return unavailable("the publisher process did not get ready (see its message above)");
   }
@@ -185,22 +190,32 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
   if (!publisher.channel().recv(&pub, 30min)) {
     return unavailable("the publisher process did not finish (see its message above)");
   }
-  if (!subscriber.channel().send(Expect{pub.published})) {
-    return unavailable("the subscriber process is gone");
+  for (auto& s : subscribers) {
+    if (!s.channel().send(Expect{pub.published})) return unavailable("a subscriber process is gone");
   }
-  SubscriberReport sub{};
-  if (!subscriber.channel().recv(&sub, 30min)) {
-    return unavailable("the subscriber process did not report (see its message above)");
+  SubscriberReport sub{};  // summed; the last delivery is the latest of all
+  for (auto& s : subscribers) {
+    SubscriberReport one{};
+    if (!s.channel().recv(&one, 30min)) {
+      return unavailable("a subscriber process did not report (see its message above)");
+    }
+    sub.delivered += one.delivered;
+    sub.missed_notices += one.missed_notices;
+    sub.missed += one.missed;
+    sub.duplicates += one.duplicates;
+    sub.last_delivery_ns = std::max(sub.last_delivery_ns, one.last_delivery_ns);
+    sub.usage = sub.usage + one.usage;
   }
   const ProcessUsage agent_after = processUsage(options.agent_pid);
   (void)publisher.wait();
-  (void)subscriber.wait();
+  for (auto& s : subscribers) (void)s.wait();
   if (!pub.flushed) {
     std::cerr << "ftb_bench: the agent did not acknowledge every published event in time\n";
   }
 
   ThroughputResult r;
   r.published = pub.published;
+  r.subscribers = static_cast<uint32_t>(subscribers.size());
   r.publish_errors = pub.errors;
   r.resource_exhausted_retries = pub.retries;
   r.publish_seconds = (pub.published_ns - pub.start_ns) / 1e9;
