@@ -145,6 +145,10 @@ std::vector<std::string_view> splitOn(std::string_view s, char sep) {
 // program's TZ and locale, so that every process renders a publisher's start
 // time identically (handles compare byte for byte).
 std::string startTimeText(uint64_t start_ns) {
+  // Every event carries its publisher's start time: the text of the last one is kept.
+  thread_local uint64_t last_ns = 0;
+  thread_local std::string last_text;
+  if (start_ns == last_ns && !last_text.empty()) return last_text;
   static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
   static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -155,7 +159,9 @@ std::string startTimeText(uint64_t start_ns) {
   std::snprintf(buf, sizeof buf, "%s_%s_%02d_%03d_%02d:%02d:%02d", kDays[tm.tm_wday % 7],
                 kMonths[tm.tm_mon % 12], tm.tm_mday, tm.tm_yday + 1, tm.tm_hour, tm.tm_min,
                 tm.tm_sec);
-  return buf;
+  last_ns = start_ns;
+  last_text = buf;
+  return last_text;
 }
 
 void fillLocation(FTB_location_id_t* location, const std::string& host, uint32_t pid,
