@@ -1,5 +1,7 @@
 #include "tests/integration/tree/tree_cluster.h"
 
+#include <stdexcept>
+
 #include "cli/tree_health.h"
 #include "tests/integration/raw_peer.h"
 
@@ -35,6 +37,16 @@ TreeCluster::TreeCluster(Options options) : options_(options) {
     }
     agents_.push_back(std::make_unique<AgentProcess>(flags));
     alive_.push_back(true);
+    if (options.join_in_order && i >= options.seeds) {
+      const std::string endpoint = agents_.back()->tcpEndpoint();
+      const bool joined = waitFor(
+          [&] {
+            const std::optional<proto::TreeInfo> info = queryTree(endpoint);
+            return info && info->path_size() >= 2;
+          },
+          std::chrono::seconds(20));
+      if (!joined) throw std::runtime_error("agent" + std::to_string(i) + " did not join the tree in 20 s");
+    }
     if (i < options.seeds) seeds.push_back(agents_.back()->tcpEndpoint());
   }
 }

@@ -26,6 +26,10 @@ class TreeCluster {
     uint32_t heartbeat_ms = 200;  // 0: the agent's default
     uint32_t timeout_ms = 800;    // 0: the agent's default
     std::vector<std::string> extra_flags;  // for every agent
+    // Each agent is started once the one before has joined the tree, so that
+    // with fan-out 1 the chain is 0 - 1 - 2 ... (started together, a later
+    // agent may join first and take the earlier one's place).
+    bool join_in_order = false;
   };
   explicit TreeCluster(Options options);
 

@@ -30,7 +30,8 @@ TreeCluster chain(std::vector<std::string> flags) {
                       .fan_out = 1,
                       .heartbeat_ms = 200,
                       .timeout_ms = 600000,
-                      .extra_flags = std::move(flags)});
+                      .extra_flags = std::move(flags),
+                      .join_in_order = true});
 }
 
 bool lostBy(const Event& e, const char* name) {
@@ -87,7 +88,7 @@ namespace {
 // and its child re-attaches above it; prints the times.
 void stoppedAgentIsLost(const std::vector<std::string>& flags, const std::string& detected_by) {
   TreeCluster cluster({.agents = 3, .seeds = 1, .fan_out = 1, .heartbeat_ms = 0, .timeout_ms = 0,
-                       .extra_flags = flags});
+                       .extra_flags = flags, .join_in_order = true});
   const std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
   BOOST_TEST_REQUIRE(cluster.infos()[2]->path_size() == 3, "agent2 is not at the end of the chain");

@@ -33,7 +33,8 @@ BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_
                        .fan_out = 1,
                        .heartbeat_ms = 50,
                        .timeout_ms = 200,
-                       .extra_flags = {"--tree-retention-events", "5"}});
+                       .extra_flags = {"--tree-retention-events", "5"},
+                       .join_in_order = true});
   const std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
   BOOST_TEST_REQUIRE(cluster.infos()[2]->path_size() == 3, "agent2 is not at the end of the chain");
