@@ -29,7 +29,7 @@
 #include "agent/agent_metrics.h"
 #include "agent/client_frame_sink.h"
 #include "agent/client_session.h"
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/config.h"
 #include "agent/control_service.h"
 #include "agent/curve_authenticator.h"

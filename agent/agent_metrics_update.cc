@@ -26,7 +26,7 @@ void Agent::updateMetrics() {
   metrics_.tree_state_root.Set(tree_->state() == tree::TreeNode::State::kRoot ? 1 : 0);
   // The same clock as agent_tree.cc's treeNow().
   const auto now = std::chrono::duration_cast<tree::Nanos>(
-      std::chrono::steady_clock::now().time_since_epoch());
+      clock_.steadyNow().time_since_epoch());
   metrics_.tree_links.Set(static_cast<double>(tree_->links(now).size()));
   metrics_.tree_backlog.Set(tree_transport_->backlogged() ? 1 : 0);
   const auto stats = tree_->stats();

@@ -92,7 +92,7 @@ Status Agent::startTree() {
   tc.retention_bytes = config_.tree_retention_bytes;
   tc.reorder_timeout = std::max<tree::Nanos>(4 * tc.link_timeout, std::chrono::seconds(2));
   incarnation_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::system_clock::now().time_since_epoch())
+                                           clock_.systemNow().time_since_epoch())
                                            .count());
   const std::string address = config_.tree_advertise.empty()
                                   ? advertisedAddress(bound, config_.name)
@@ -117,7 +117,7 @@ Status Agent::startTree() {
   tree_ = std::make_unique<tree::TreeNode>(tree::NodeRef{address, incarnation_, config_.name, probe}, tc,
                                            *tree_transport_, static_cast<tree::TreeHost&>(*this),
                                            incarnation_);
-  tree_->start(treeNow(std::chrono::steady_clock::now()));
+  tree_->start(treeNow(clock_.steadyNow()));
   return {};
 }
 
@@ -171,7 +171,7 @@ void Agent::onTree(const proto::Envelope& envelope) {
     return;
   }
   tree_transport_->learnProbe(message->from.address, message->from.probe);
-  tree_->onMessage(*message, treeNow(std::chrono::steady_clock::now()));
+  tree_->onMessage(*message, treeNow(clock_.steadyNow()));
 }
 
 void Agent::sendToTree(const RoutedEventPtr& routed, const std::string& publisher_key) {
@@ -191,7 +191,7 @@ void Agent::deliverLocal(const tree::TreeEvent& event) {
     return;
   }
   routed->bytes = event.bytes;  // shared with the RelayLog, not copied
-  routed->arrived = std::chrono::steady_clock::now();
+  routed->arrived = clock_.steadyNow();
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_tree->Increment();
   history_.add(routed);
   route(routed);
@@ -266,7 +266,7 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   origin->set_pid(static_cast<uint32_t>(getpid()));
   origin->set_process_start_ns(incarnation_);
   e.mutable_id()->set_seq(++agent_event_seq_);
-  const auto wall = std::chrono::system_clock::now().time_since_epoch();
+  const auto wall = clock_.systemNow().time_since_epoch();
   e.set_time_sec(std::chrono::duration_cast<std::chrono::seconds>(wall).count());
   e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
   e.set_payload(std::move(payload));
@@ -277,7 +277,7 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   sender->set_pid(static_cast<uint32_t>(getpid()));
   sender->set_credentials_known(true);
   routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
-  routed->arrived = std::chrono::steady_clock::now();
+  routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(e.event_space(), e.severity()).received_local->Increment();
   history_.add(routed);
@@ -287,14 +287,14 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
 
 void Agent::fillTreeInfo(proto::TreeInfo* info) {
   info->set_uptime_ms(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                std::chrono::steady_clock::now() - started_)
+                                                clock_.steadyNow() - started_)
                                                 .count()));
   info->set_clients(static_cast<uint32_t>(sessions_.size()));
   if (!tree_) {
     info->set_state("disabled");
     return;
   }
-  const tree::Nanos now = treeNow(std::chrono::steady_clock::now());
+  const tree::Nanos now = treeNow(clock_.steadyNow());
   toProto(tree_->self(), info->mutable_self());
   switch (tree_->state()) {
     case tree::TreeNode::State::kJoining: info->set_state("joining"); break;

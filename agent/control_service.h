@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "agent/admission.h"
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/config.h"
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"

@@ -7,6 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "client/clock.h"
+
 namespace ftb::agent {
 namespace {
 
@@ -92,7 +94,7 @@ void CurveAuthenticator::answer(std::vector<zmq::message_t>& request) {
       std::lock_guard lock(mutex_);
       last_refusal_ = what;
       // At most one line a second: a peer retrying in a loop must not flood the log.
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = Clock::real().steadyNow();
       if (now - last_logged_ >= std::chrono::seconds(1)) {
         spdlog::warn("refused a Curve connection: {} is not in the authorized keys ({} refused so far)",
                      what, refused_.load());

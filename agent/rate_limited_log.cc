@@ -1,9 +1,11 @@
 #include "agent/rate_limited_log.h"
 
+#include "client/clock.h"
+
 namespace ftb::agent {
 
 bool RateLimitedLog::allow(const std::string& key) {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = Clock::real().steadyNow();
   Window& w = windows_[key];
   if (now - w.start >= std::chrono::seconds(1)) {
     if (w.suppressed > 0) {

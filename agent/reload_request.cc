@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "client/clock.h"
+
 namespace ftb::agent {
 
 Result<ReloadOutcome> requestReloadAndWait(pid_t pid, std::chrono::milliseconds timeout) {
@@ -34,10 +36,10 @@ Result<ReloadOutcome> requestReloadAndWait(pid_t pid, std::chrono::milliseconds 
                               (pid <= 0 ? std::string("not a process id") : std::strerror(errno)) +
                               " (is it running, under this user or root?)");
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = Clock::real().steadyNow() + timeout;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        deadline - std::chrono::steady_clock::now());
+        deadline - Clock::real().steadyNow());
     if (left.count() <= 0) break;
     const timespec wait{static_cast<time_t>(left.count() / 1'000'000'000),
                         static_cast<long>(left.count() % 1'000'000'000)};

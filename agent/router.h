@@ -27,7 +27,7 @@
 
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/deliver_frame.h"
 #include "agent/event_history.h"
 #include "agent/rate_limited_log.h"

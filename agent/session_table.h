@@ -28,7 +28,7 @@
 
 #include "agent/admission.h"
 #include "agent/client_session.h"
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "client/status.h"
 
 namespace ftb::agent {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "agent/tree_wire.h"
+#include "client/clock.h"
 #include "client/codec.h"
 
 namespace ftb::agent {
@@ -56,7 +57,7 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
       log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, e.what());
     }
   }
-  slot->last_used = std::chrono::steady_clock::now();
+  slot->last_used = Clock::real().steadyNow();
   return *slot;
 }
 

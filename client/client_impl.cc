@@ -36,8 +36,9 @@ Result<std::unique_ptr<Client>> Client::connect(ClientOptions options) {
   }
 }
 
-ClientImpl::ClientImpl(ClientOptions options)
-    : options_(std::move(options)),
+ClientImpl::ClientImpl(ClientOptions options, const Clock& clock)
+    : clock_(clock),
+      options_(std::move(options)),
       endpoint_(options_.agent_endpoint.empty() ? defaultAgentEndpoint() : options_.agent_endpoint),
       client_instance_(nextClientInstance()),
       buffer_(options_.publish_buffer_events) {}
@@ -168,7 +169,7 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
   auto* id = event.mutable_id();
   *id->mutable_origin() = localOrigin();
   id->set_client_instance(client_instance_);
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  const auto now = clock_.systemNow().time_since_epoch();
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
   event.set_time_sec(ns / 1'000'000'000);
   event.set_time_nsec(static_cast<int32_t>(ns % 1'000'000'000));
@@ -194,7 +195,7 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
     // sends what gathered meanwhile as one frame: one write per event would
     // cost the burst more than the hand-off saves.
     const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            Clock::now().time_since_epoch()).count();
+                            clock_.steadyNow().time_since_epoch()).count();
     if (now - last_direct_send_ns_.exchange(now) > kBurstGap.count()) {
       std::lock_guard lock(link_mu_);
       sent = direct_send_.load() && sendEventsLocked();

@@ -27,6 +27,7 @@
 
 #include "client/agent_link.h"
 #include "client/client.h"
+#include "client/clock.h"
 #include "client/notification_queue.h"
 #include "client/publish_buffer.h"
 #include "proto/ftb.pb.h"
@@ -35,9 +36,9 @@ namespace ftb {
 
 class ClientImpl final : public Client {
  public:
-  using Clock = std::chrono::steady_clock;
-
-  explicit ClientImpl(ClientOptions options);
+  // `clock`: every time the client reads (event stamps, heartbeats, the agent's
+  // silence, the burst rule); tests may hand it a ManualClock.
+  explicit ClientImpl(ClientOptions options, const Clock& clock = Clock::real());
   ~ClientImpl() override;
 
   Status start();  // starts the threads and waits for the first HelloReply
@@ -113,6 +114,7 @@ class ClientImpl final : public Client {
   void flushCallbacks();
   uint64_t enqueueLocked(SubscriptionId id, Notification notification);  // dispatch_mu_ held
 
+  const Clock& clock_;
   const ClientOptions options_;
   const std::string endpoint_;
   const uint32_t client_instance_;

@@ -46,8 +46,8 @@ void ClientImpl::ioLoop() {
 }
 
 void ClientImpl::serve() {
-  auto last_rx = Clock::now();
-  auto next_heartbeat = Clock::now();
+  auto last_rx = clock_.steadyNow();
+  auto next_heartbeat = clock_.steadyNow();
   while (!stopping_.load()) {
     bool registered_now;
     {
@@ -84,7 +84,7 @@ void ClientImpl::serve() {
         frame = link_->receive();
       }
       if (!frame) break;
-      last_rx = Clock::now();
+      last_rx = clock_.steadyNow();
       Result<proto::Envelope> envelope = wire::decode(frame->data(), frame->size());
       if (!envelope.ok()) {
         std::lock_guard lock(mu_);
@@ -97,7 +97,7 @@ void ClientImpl::serve() {
     for (auto change = takeLinkChange(); change != AgentLink::Change::kNone;
          change = takeLinkChange()) {
       if (change == AgentLink::Change::kConnected) {
-        last_rx = Clock::now();
+        last_rx = clock_.steadyNow();
         hello_wanted_ = true;
       } else {
         markDisconnected("the connection to the agent closed");
@@ -106,7 +106,7 @@ void ClientImpl::serve() {
     if (hello_wanted_) hello_wanted_ = !sayHello();
     sendPending();
 
-    const auto now = Clock::now();
+    const auto now = clock_.steadyNow();
     milliseconds interval, timeout;
     bool registered, hello_outstanding;
     {

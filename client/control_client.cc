@@ -8,13 +8,13 @@
 #include <zmq.hpp>
 
 #include "client/client.h"
+#include "client/clock.h"
 #include "client/codec.h"
 #include "client/unix_endpoint.h"
 
 namespace ftb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr std::string_view kWhatToDo =
@@ -147,8 +147,8 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
     return unavailable("cannot queue a request for the ftb-agent at " + endpoint +
                        " (its connection is full): retry, or check the agent");
   }
-  const auto deadline = Clock::now() + timeout;
-  for (auto now = Clock::now(); now < deadline; now = Clock::now()) {
+  const auto deadline = Clock::real().steadyNow() + timeout;
+  for (auto now = Clock::real().steadyNow(); now < deadline; now = Clock::real().steadyNow()) {
     zmq::pollitem_t items[] = {
         {socket.handle(), 0, ZMQ_POLLIN, 0},
         {monitor.handle(), 0, ZMQ_POLLIN, 0},
@@ -221,9 +221,9 @@ Result<proto::Envelope> ControlClient::Impl::callOverStream(const proto::Envelop
     return unavailable("cannot queue a request for the ftb-agent at " + endpoint +
                        " (its connection is full): retry, or check the agent");
   }
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = Clock::real().steadyNow() + timeout;
   std::vector<zmq::pollitem_t> items;
-  for (auto now = Clock::now(); now < deadline; now = Clock::now()) {
+  for (auto now = Clock::real().steadyNow(); now < deadline; now = Clock::real().steadyNow()) {
     items.clear();
     stream->addPollItems(items, false);
     try {

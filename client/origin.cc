@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "client/clock.h"
+
 namespace ftb {
 namespace {
 
@@ -37,7 +39,7 @@ uint64_t processStartNs() {
   }
   if (btime == 0 || start_ticks == 0) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+               Clock::real().systemNow().time_since_epoch())
         .count();
   }
   const uint64_t hz = static_cast<uint64_t>(sysconf(_SC_CLK_TCK));

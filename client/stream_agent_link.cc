@@ -12,13 +12,13 @@
 
 #include <deque>
 
+#include "client/clock.h"
 #include "client/agent_link.h"
 #include "client/stream_frames.h"
 
 namespace ftb::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // Frames from the agent: a delivery batch is far below this; the bound only
@@ -48,7 +48,7 @@ class StreamAgentLink final : public AgentLink {
 
   void afterPoll(const std::vector<zmq::pollitem_t>& items) override {
     if (fd_ < 0) {
-      if (Clock::now() >= retry_at_) connect();
+      if (Clock::real().steadyNow() >= retry_at_) connect();
       return;
     }
     if (first_ >= items.size()) return;  // connected after addPollItems
@@ -91,10 +91,10 @@ class StreamAgentLink final : public AgentLink {
 
   void close(milliseconds linger) override {
     // Write what waits, for at most `linger`; the agent reads it before our EOF.
-    const auto deadline = Clock::now() + linger;
+    const auto deadline = Clock::real().steadyNow() + linger;
     while (fd_ >= 0 && writer_.pending() && !writer_.failed()) {
       if (writer_.flush(fd_)) break;
-      const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+      const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::real().steadyNow());
       if (left.count() <= 0) break;
       pollfd p{fd_, POLLOUT, 0};
       (void)::poll(&p, 1, static_cast<int>(left.count()));
@@ -114,14 +114,14 @@ class StreamAgentLink final : public AgentLink {
     // No agent there (yet): try again later, backing off.
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
-    retry_at_ = Clock::now() + retry_after_;
+    retry_at_ = Clock::real().steadyNow() + retry_after_;
     retry_after_ = std::min(retry_after_ * 2, kLastRetry);
   }
 
   void lost() {
     drop();
     changes_.push_back(Change::kDisconnected);
-    retry_at_ = Clock::now() + kFirstRetry;
+    retry_at_ = Clock::real().steadyNow() + kFirstRetry;
   }
 
   void drop() {
@@ -139,7 +139,7 @@ class StreamAgentLink final : public AgentLink {
   wire::StreamFrameWriter writer_;
   std::size_t first_ = 0;
   std::deque<Change> changes_;  // in the order they happened
-  Clock::time_point retry_at_{};
+  std::chrono::steady_clock::time_point retry_at_{};
   milliseconds retry_after_ = kFirstRetry;
 };
 

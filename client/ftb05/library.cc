@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/clock.h"
 #include "client/client.h"
 #include "client/event.h"
 #include "client/hex.h"
@@ -60,7 +61,7 @@ void warn(const std::string& kind, const std::string& message) {
   static auto* mu = new std::mutex;
   static auto* seen =
       new std::map<std::string, std::pair<std::chrono::steady_clock::time_point, uint64_t>>;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = Clock::real().steadyNow();
   uint64_t suppressed = 0;
   {
     std::lock_guard lock(*mu);

@@ -6,6 +6,8 @@
 #include <mutex>
 
 #include "client/client.h"
+#include "client/client_impl.h"
+#include "client/clock.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/test_clients.h"
 
@@ -47,6 +49,25 @@ BOOST_AUTO_TEST_CASE(polling_subscriber_receives_matching_events_in_order) {
   auto extra = sub->poll(*id, 200ms);
   BOOST_REQUIRE(extra.ok());
   BOOST_CHECK(!extra->has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_client_stamps_its_events_with_its_clock) {
+  AgentProcess agent;
+  auto sub = connectOrFail(agent.localEndpoint(), "FTB.TEST.SUB", "sub");
+  auto id = sub->subscribe({.filter = "event_space=FTB.TEST.CLOCK", .polling = true});
+  BOOST_REQUIRE(id.ok());
+  ftb::ManualClock clock;  // 1,700,000,000 s since the epoch
+  clock.advance(1234ms);
+  ftb::ClientImpl pub({.event_space = "FTB.TEST.CLOCK", .client_name = "clocked",
+                       .agent_endpoint = agent.localEndpoint()},
+                      clock);
+  BOOST_REQUIRE(pub.start().ok());
+  BOOST_REQUIRE(pub.declare({{"TICK", ftb::Severity::kInfo}}).ok());
+  BOOST_REQUIRE(pub.publish("TICK", "", {}).ok());
+  auto n = sub->poll(*id, 5s);
+  BOOST_REQUIRE(n.ok() && n->has_value());
+  BOOST_TEST((*n)->event.time_sec == 1'700'000'001);
+  BOOST_TEST((*n)->event.time_nsec == 234'000'000);
 }
 
 BOOST_AUTO_TEST_CASE(callback_subscriber_and_request_response) {

@@ -21,7 +21,7 @@
 
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/event_history.h"
 #include "agent/namespace_policy.h"
 #include "agent/rate_limited_log.h"
@@ -33,6 +33,7 @@
 #include "client/filter.h"
 
 using namespace ftb::agent;
+using ftb::ManualClock;
 namespace proto = ftb::proto;
 
 namespace {

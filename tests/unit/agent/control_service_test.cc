@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/control_service.h"
 
 using namespace ftb::agent;
+using ftb::ManualClock;
 using namespace std::chrono_literals;
 namespace proto = ftb::proto;
 using B = proto::Envelope;

@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/router.h"
 #include "client/codec.h"
 #include "client/event.h"
 #include "client/event_codec.h"
 
 using namespace ftb::agent;
+using ftb::ManualClock;
 namespace proto = ftb::proto;
 
 namespace {

@@ -5,11 +5,11 @@
 #include <memory>
 #include <string>
 
-#include "agent/clock.h"
+#include "client/clock.h"
 #include "agent/session_table.h"
 
 using ftb::agent::ClientSession;
-using ftb::agent::ManualClock;
+using ftb::ManualClock;
 using ftb::agent::PeerCredentials;
 using ftb::agent::Sender;
 using ftb::agent::SessionTable;

@@ -1,6 +1,6 @@
-#include "agent/clock.h"
+#include "client/clock.h"
 
-namespace ftb::agent {
+namespace ftb {
 namespace {
 
 class RealClock final : public Clock {
@@ -20,4 +20,4 @@ const Clock& Clock::real() {
   return clock;
 }
 
-}  // namespace ftb::agent
+}  // namespace ftb

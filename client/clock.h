@@ -1,7 +1,8 @@
-// The agent's one source of time. Production code asks Clock::real() (the
-// steady clock for timeouts and ages, the system clock for wall-clock stamps);
-// unit tests hand the agent's parts a ManualClock and move time themselves, so
-// nothing waits on real time.
+// The one source of time of the agent and the SDK. Production code asks
+// Clock::real() (the steady clock for timeouts and ages, the system clock for
+// wall-clock stamps); tests hand the agent's parts (and an SDK client, through
+// ClientImpl's constructor) a ManualClock and move time themselves, so nothing
+// waits on real time.
 //
 //   ManualClock clock;
 //   SessionTable table(clock);
@@ -13,7 +14,7 @@
 
 #include <chrono>
 
-namespace ftb::agent {
+namespace ftb {
 
 class Clock {
  public:
@@ -44,4 +45,4 @@ class ManualClock final : public Clock {
   std::chrono::system_clock::time_point system_;
 };
 
-}  // namespace ftb::agent
+}  // namespace ftb
