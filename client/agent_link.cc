@@ -5,18 +5,13 @@
 namespace ftb {
 
 Result<std::unique_ptr<AgentLink>> AgentLink::create(const std::string& endpoint,
-                                                     zmq::context_t& context,
                                                      const CurveClientKeys& curve) {
   if (isUnixEndpoint(endpoint)) {
     Result<sockaddr_un> address = unixSocketAddress(endpoint);
     if (!address.ok()) return invalidArgument("cannot connect to " + address.status().message());
     return detail::makeStreamAgentLink(*address);
   }
-  try {
-    return detail::makeZmqAgentLink(endpoint, context, curve);
-  } catch (const zmq::error_t& e) {
-    return invalidArgument("cannot connect to " + endpoint + ": " + e.what());
-  }
+  return detail::makeZmqAgentLink(endpoint, curve);
 }
 
 }  // namespace ftb

@@ -6,11 +6,13 @@
 //   (client/stream_frames.h) written and read by the I/O thread itself, with no
 //   libzmq thread in between; reconnects every 100 ms to 1 s while the agent is away.
 //
-//   auto link = AgentLink::create(endpoint, context, curve);
-//   link->addPollItems(items, want_out);  zmq::poll(items...);  link->afterPoll(items);
+//   auto link = AgentLink::create(endpoint, curve);
+//   link->prepareWait(wake_fd, want_out);  link->wait(timeout);  link->afterWait();
 //   while (auto frame = link->receive()) handle(*frame);
 //   while ((change = link->takeChange()) != AgentLink::Change::kNone) ...
 //
+// ZeroMQ stays inside zmq_agent_link.cc: a unix:// client has no libzmq context
+// and no libzmq thread at all.
 // Threading: the SDK's I/O thread only, except send() where sendsFromAnyThread().
 #pragma once
 
@@ -22,8 +24,6 @@
 #include <vector>
 
 #include <sys/un.h>
-
-#include <zmq.hpp>
 
 #include "client/status.h"
 
@@ -46,16 +46,19 @@ class AgentLink {
 
   // Starts connecting. kInvalidArgument for an endpoint neither transport takes.
   static Result<std::unique_ptr<AgentLink>> create(const std::string& endpoint,
-                                                   zmq::context_t& context,
                                                    const CurveClientKeys& curve);
   virtual ~AgentLink() = default;
 
   // Drops the connection and starts a fresh one (an agent that stopped answering).
   virtual void reopen() = 0;
-  // What to wait for: frames, and room to write when `want_out`.
-  virtual void addPollItems(std::vector<zmq::pollitem_t>& items, bool want_out) = 0;
-  // Takes note of what poll reported for the items addPollItems added.
-  virtual void afterPoll(const std::vector<zmq::pollitem_t>& items) = 0;
+  // One wait of the I/O thread, in three steps so that the owner's lock is
+  // held around the first and the last but not while it blocks. What to wait
+  // for: frames, room to write when `want_out`, and the owner's `wake_fd` (-1: none).
+  virtual void prepareWait(int wake_fd, bool want_out) = 0;
+  // Blocks up to `timeout`; true when `wake_fd` became readable. A signal ends it early.
+  virtual bool wait(std::chrono::milliseconds timeout) = 0;
+  // Takes note of what was ready (frames to read, room to write, reconnects).
+  virtual void afterWait() = 0;
   // The next frame from the agent, without blocking; valid until the next call.
   virtual std::optional<std::string_view> receive() = 0;
   // Without blocking: false when the frame could not be taken (full, or not connected).
@@ -74,7 +77,8 @@ class AgentLink {
 
 namespace ftb::detail {
 // The two transports (zmq_agent_link.cc, stream_agent_link.cc); use AgentLink::create.
-std::unique_ptr<AgentLink> makeZmqAgentLink(const std::string& endpoint, zmq::context_t& context,
-                                            const CurveClientKeys& curve);
+// kInvalidArgument when libzmq refuses the endpoint.
+Result<std::unique_ptr<AgentLink>> makeZmqAgentLink(const std::string& endpoint,
+                                                    const CurveClientKeys& curve);
 std::unique_ptr<AgentLink> makeStreamAgentLink(const sockaddr_un& address);
 }  // namespace ftb::detail

@@ -328,15 +328,13 @@ Status ClientImpl::disconnect(milliseconds timeout) {
   wake();
   io_thread_.join();
   // The I/O thread's last frame (the Goodbye) may still wait in ZeroMQ's
-  // queue: closing the context writes it out (the socket's linger bounds the
-  // wait), so a process that exits right after disconnect() is not taken for
-  // dead and its last will stays unpublished. The context waits for every
-  // socket, so a link the I/O thread left open goes first.
+  // queue: destroying a ZeroMQ link closes its context, which writes it out
+  // (the socket's linger bounds the wait), so a process that exits right after
+  // disconnect() is not taken for dead and its last will stays unpublished.
   {
     std::lock_guard lock(link_mu_);
     link_.reset();
   }
-  context_.close();
   dispatch_cv_.notify_all();
   if (dispatch_thread_.joinable()) {
     if (dispatch_thread_.get_id() == std::this_thread::get_id()) {

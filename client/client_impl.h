@@ -23,8 +23,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "client/agent_link.h"
 #include "client/client.h"
 #include "client/clock.h"
@@ -122,13 +120,12 @@ class ClientImpl final : public Client {
   std::string publisher_key_;
   std::string will_name_;  // normalised options_.last_will->event_name
 
-  zmq::context_t context_{1};
-  // Every call on link_ holds link_mu_ (so a caller may send on it, see
+  // Every call on link_ but wait() (the I/O thread's, which touches only what
+  // prepareWait set up) holds link_mu_ (so a caller may send on it, see
   // direct_send_), and so does send_cursor_. Lock order: link_mu_, then the
   // publish buffer's lock; mu_ is never taken while link_mu_ is held.
   std::mutex link_mu_;
   std::unique_ptr<AgentLink> link_;          // I/O thread, and callers under direct_send_
-  std::vector<zmq::pollitem_t> poll_items_;  // I/O thread only
   // Set while registered on a link that takes sends from any thread: publish()
   // then writes its event itself instead of waking the I/O thread (one thread
   // hand-off less per event each way).

@@ -20,8 +20,7 @@ constexpr SubscriptionId kResponseInbox = 0;
 
 void ClientImpl::ioLoop() {
   Result<std::unique_ptr<AgentLink>> link = AgentLink::create(
-      endpoint_, context_,
-      {options_.curve_server_key, options_.curve_public_key, options_.curve_secret_key});
+      endpoint_, {options_.curve_server_key, options_.curve_public_key, options_.curve_secret_key});
   if (!link.ok()) {
     std::lock_guard lock(mu_);
     hello_error_ = link.status();
@@ -54,27 +53,21 @@ void ClientImpl::serve() {
       std::lock_guard lock(mu_);
       registered_now = hello_done_;
     }
-    poll_items_.clear();
-    poll_items_.push_back({nullptr, wake_fd_, ZMQ_POLLIN, 0});
     {
       std::lock_guard lock(link_mu_);
       const bool want_out =
           hello_wanted_ || (registered_now && send_cursor_ <= buffer_.lastAssigned());
-      link_->addPollItems(poll_items_, want_out);
+      link_->prepareWait(wake_fd_, want_out);
     }
-    try {
-      zmq::poll(poll_items_.data(), poll_items_.size(), milliseconds(100));
-    } catch (const zmq::error_t&) {
-      continue;  // EINTR from a signal meant for the host program
-    }
-    if (poll_items_[0].revents & ZMQ_POLLIN) {
+    // Without link_mu_: callers write their own events meanwhile (stream links).
+    if (link_->wait(milliseconds(100))) {
       uint64_t count;
       wake_pending_.store(false);
       (void)!read(wake_fd_, &count, sizeof(count));
     }
     {
       std::lock_guard lock(link_mu_);
-      link_->afterPoll(poll_items_);
+      link_->afterWait();
     }
     for (int i = 0; i < 1024; ++i) {
       std::optional<std::string_view> frame;

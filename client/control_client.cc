@@ -93,7 +93,7 @@ struct ControlClient::Impl {
 
 void ControlClient::Impl::open() {
   if (isUnixEndpoint(endpoint)) {
-    Result<std::unique_ptr<AgentLink>> link = AgentLink::create(endpoint, context, {});
+    Result<std::unique_ptr<AgentLink>> link = AgentLink::create(endpoint, {});
     if (!link.ok()) throw zmq::error_t();  // not reached: validEndpoint checked the form
     stream = std::move(link).value();
     return;
@@ -222,17 +222,10 @@ Result<proto::Envelope> ControlClient::Impl::callOverStream(const proto::Envelop
                        " (its connection is full): retry, or check the agent");
   }
   const auto deadline = Clock::real().steadyNow() + timeout;
-  std::vector<zmq::pollitem_t> items;
   for (auto now = Clock::real().steadyNow(); now < deadline; now = Clock::real().steadyNow()) {
-    items.clear();
-    stream->addPollItems(items, false);
-    try {
-      zmq::poll(items.data(), items.size(), std::chrono::ceil<milliseconds>(deadline - now));
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;
-      throw;
-    }
-    stream->afterPoll(items);
+    stream->prepareWait(-1, false);
+    stream->wait(std::chrono::ceil<milliseconds>(deadline - now));  // a signal: look again
+    stream->afterWait();
     while (std::optional<std::string_view> reply = stream->receive()) {
       Result<std::optional<proto::Envelope>> answer = replyTo(id, reply->data(), reply->size(), endpoint);
       if (!answer.ok()) return answer.status();

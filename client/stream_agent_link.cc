@@ -39,22 +39,28 @@ class StreamAgentLink final : public AgentLink {
     connect();
   }
 
-  void addPollItems(std::vector<zmq::pollitem_t>& items, bool want_out) override {
-    first_ = items.size();
-    if (fd_ < 0) return;
+  void prepareWait(int wake_fd, bool want_out) override {
+    polled_ = 1;
+    fds_[0] = {wake_fd, POLLIN, 0};
+    if (fd_ < 0) return;  // reconnects after the wait
     const bool out = want_out || writer_.pending();
-    items.push_back({nullptr, fd_, static_cast<short>(ZMQ_POLLIN | (out ? ZMQ_POLLOUT : 0)), 0});
+    fds_[polled_++] = {fd_, static_cast<short>(POLLIN | (out ? POLLOUT : 0)), 0};
   }
 
-  void afterPoll(const std::vector<zmq::pollitem_t>& items) override {
+  bool wait(milliseconds timeout) override {
+    if (::poll(fds_, polled_, static_cast<int>(timeout.count())) < 0) return false;  // EINTR
+    return (fds_[0].revents & POLLIN) != 0;
+  }
+
+  void afterWait() override {
     if (fd_ < 0) {
       if (Clock::real().steadyNow() >= retry_at_) connect();
       return;
     }
-    if (first_ >= items.size()) return;  // connected after addPollItems
-    const short revents = items[first_].revents;
-    if (revents & (ZMQ_POLLIN | ZMQ_POLLERR)) readable_ = true;
-    if (revents & ZMQ_POLLOUT) writer_.flush(fd_);
+    if (polled_ < 2 || fds_[1].fd != fd_) return;  // (re)connected after prepareWait
+    const short revents = fds_[1].revents;
+    if (revents & (POLLIN | POLLERR | POLLHUP)) readable_ = true;
+    if (revents & POLLOUT) writer_.flush(fd_);
   }
 
   std::optional<std::string_view> receive() override {
@@ -137,7 +143,8 @@ class StreamAgentLink final : public AgentLink {
   bool readable_ = false;
   wire::StreamFrameReader reader_;
   wire::StreamFrameWriter writer_;
-  std::size_t first_ = 0;
+  pollfd fds_[2]{};  // the owner's wake-up descriptor, the connection
+  nfds_t polled_ = 0;
   std::deque<Change> changes_;  // in the order they happened
   std::chrono::steady_clock::time_point retry_at_{};
   milliseconds retry_after_ = kFirstRetry;

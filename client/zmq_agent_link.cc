@@ -6,6 +6,8 @@
 #include <zmq.h>
 
 #include <deque>
+#include <vector>
+#include <zmq.hpp>
 
 #include "client/agent_link.h"
 
@@ -14,9 +16,16 @@ namespace {
 
 class ZmqAgentLink final : public AgentLink {
  public:
-  ZmqAgentLink(std::string endpoint, zmq::context_t& context, CurveClientKeys curve)
-      : endpoint_(std::move(endpoint)), context_(context), curve_(std::move(curve)) {
+  ZmqAgentLink(std::string endpoint, CurveClientKeys curve)
+      : endpoint_(std::move(endpoint)), curve_(std::move(curve)) {
     reopen();
+  }
+  // The sockets first; then the context, which waits (up to the socket's
+  // linger, set by close()) until libzmq has written what was queued.
+  ~ZmqAgentLink() override {
+    monitor_.reset();
+    socket_.reset();
+    context_.close();
   }
 
   void reopen() override {
@@ -52,15 +61,24 @@ class ZmqAgentLink final : public AgentLink {
     socket_->connect(endpoint_);
   }
 
-  void addPollItems(std::vector<zmq::pollitem_t>& items, bool want_out) override {
-    first_ = items.size();
-    items.push_back({socket_->handle(), 0,
-                     static_cast<short>(ZMQ_POLLIN | (want_out ? ZMQ_POLLOUT : 0)), 0});
-    items.push_back({monitor_->handle(), 0, ZMQ_POLLIN, 0});
+  void prepareWait(int wake_fd, bool want_out) override {
+    items_.clear();
+    items_.push_back({nullptr, wake_fd, ZMQ_POLLIN, 0});
+    items_.push_back({socket_->handle(), 0, static_cast<short>(ZMQ_POLLIN | (want_out ? ZMQ_POLLOUT : 0)), 0});
+    items_.push_back({monitor_->handle(), 0, ZMQ_POLLIN, 0});
   }
 
-  void afterPoll(const std::vector<zmq::pollitem_t>& items) override {
-    if ((items[first_ + 1].revents & ZMQ_POLLIN) == 0) return;
+  bool wait(std::chrono::milliseconds timeout) override {
+    try {
+      zmq::poll(items_.data(), items_.size(), timeout);
+    } catch (const zmq::error_t&) {
+      return false;  // EINTR from a signal meant for the host program
+    }
+    return (items_[0].revents & ZMQ_POLLIN) != 0;
+  }
+
+  void afterWait() override {
+    if ((items_[2].revents & ZMQ_POLLIN) == 0) return;
     zmq::message_t event, address;
     if (!monitor_->recv(event, zmq::recv_flags::dontwait) || !event.more()) return;
     (void)monitor_->recv(address, zmq::recv_flags::dontwait);
@@ -99,20 +117,24 @@ class ZmqAgentLink final : public AgentLink {
 
  private:
   std::string endpoint_;
-  zmq::context_t& context_;
+  zmq::context_t context_{1};  // this link's own: libzmq's I/O thread exists only for ZeroMQ links
   CurveClientKeys curve_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::unique_ptr<zmq::socket_t> monitor_;
   zmq::message_t frame_;
-  std::size_t first_ = 0;
+  std::vector<zmq::pollitem_t> items_;  // the wake-up descriptor, the socket, the monitor
   std::deque<Change> changes_;  // in the order they happened
 };
 
 }  // namespace
 
-std::unique_ptr<AgentLink> makeZmqAgentLink(const std::string& endpoint, zmq::context_t& context,
-                                            const CurveClientKeys& curve) {
-  return std::make_unique<ZmqAgentLink>(endpoint, context, curve);
+Result<std::unique_ptr<AgentLink>> makeZmqAgentLink(const std::string& endpoint,
+                                                    const CurveClientKeys& curve) {
+  try {
+    return std::unique_ptr<AgentLink>(std::make_unique<ZmqAgentLink>(endpoint, curve));
+  } catch (const zmq::error_t& e) {
+    return invalidArgument("cannot connect to " + endpoint + ": " + e.what());
+  }
 }
 
 }  // namespace ftb::detail

@@ -10,7 +10,7 @@ namespace ftb::testing {
 RawPeer::RawPeer(const std::string& endpoint, int rcvhwm)
     : socket_(context_, zmq::socket_type::dealer) {
   if (isUnixEndpoint(endpoint)) {
-    auto link = AgentLink::create(endpoint, context_, {});
+    auto link = AgentLink::create(endpoint, {});
     BOOST_REQUIRE_MESSAGE(link.ok(), link.status().toString());
     stream_ = std::move(link).value();
     BOOST_REQUIRE_MESSAGE(stream_->takeChange() == AgentLink::Change::kConnected,
@@ -31,14 +31,12 @@ RawPeer::~RawPeer() {
 void RawPeer::sendBytes(std::string_view bytes) {
   if (stream_) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    std::vector<zmq::pollitem_t> items;
     while (!stream_->send(bytes)) {
       BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < deadline,
                             "raw peer could not send within 5 s");
-      items.clear();
-      stream_->addPollItems(items, true);
-      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(100));
-      stream_->afterPoll(items);
+      stream_->prepareWait(-1, true);
+      stream_->wait(std::chrono::milliseconds(100));
+      stream_->afterWait();
     }
     return;
   }
@@ -70,16 +68,14 @@ std::optional<std::string> RawPeer::recvBytes(std::chrono::milliseconds timeout)
   }
   zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::vector<zmq::pollitem_t> items;
   while (stream_) {
     if (std::optional<std::string_view> frame = stream_->receive()) return std::string(*frame);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
-    items.clear();
-    stream_->addPollItems(items, false);
-    zmq::poll(items.data(), items.size(), left);
-    stream_->afterPoll(items);
+    stream_->prepareWait(-1, false);
+    stream_->wait(left);
+    stream_->afterWait();
   }
   while (true) {
     zmq::message_t frame;
