@@ -476,5 +476,4 @@ void Agent::replyError(const std::string& routing_id, proto::Error::Code code,
   reply(routing_id, error);
 }
 
-
 }  // namespace ftb::agent

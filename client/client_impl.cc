@@ -397,18 +397,6 @@ void ClientImpl::wake() {
 
 // ---------------------------------------------------------------- dispatch thread
 
-uint64_t ClientImpl::enqueueCallback(SubscriptionId id, Notification notification) {
-  bool wake;
-  uint64_t lost;
-  {
-    std::lock_guard lock(dispatch_mu_);
-    wake = dispatch_queue_.empty();  // the dispatcher may sleep: a busy one drains without wake-ups
-    lost = enqueueLocked(id, std::move(notification));
-  }
-  if (wake) dispatch_cv_.notify_one();
-  return lost;
-}
-
 void ClientImpl::flushCallbacks() {
   if (callback_batch_.empty()) return;
   bool wake;

@@ -106,8 +106,6 @@ class ClientImpl final : public Client {
 
   // Dispatch thread.
   void dispatchLoop();
-  // Returns the events it had to drop (0 or 1): the caller counts them in stats_.
-  uint64_t enqueueCallback(SubscriptionId id, Notification notification);
   // callback_batch_ to the dispatch queue under one lock, with at most one wake-up.
   void flushCallbacks();
   uint64_t enqueueLocked(SubscriptionId id, Notification notification);  // dispatch_mu_ held

@@ -327,7 +327,7 @@ void ClientImpl::reportMissed(SubscriptionId id, uint64_t count) {
   if (it == subscriptions_.end() || count == 0) return;
   Notification notice{.kind = Notification::Kind::kMissed, .event = {}, .missed = count};
   if (it->second.queue) it->second.queue->push(notice);
-  if (it->second.options.callback) (void)enqueueCallback(id, std::move(notice));  // never drops a notice
+  if (it->second.options.callback) callback_batch_.emplace_back(id, std::move(notice));  // ahead of the frame's events
 }
 
 void ClientImpl::deliverTo(SubscriptionId id, Event event, const std::string& publisher) {

@@ -77,25 +77,6 @@ Event fromProto(proto::Event&& event) {
   return out;
 }
 
-Event fromProto(const proto::Event& event) {
-  Event out;
-  out.event_space = event.event_space();
-  out.event_name = event.event_name();
-  out.severity = fromProto(event.severity());
-  out.client_name = event.client_name();
-  out.job_id = event.job_id();
-  out.id = fromProto(event.id());
-  out.time_sec = event.time_sec();
-  out.time_nsec = event.time_nsec();
-  out.payload = event.payload();
-  out.type = event.type() == proto::RESPONSE ? EventType::kResponse : EventType::kNormal;
-  if (event.has_response_to()) out.response_to = fromProto(event.response_to());
-  out.tags.insert(event.tags().begin(), event.tags().end());
-  out.sender = VerifiedSender{.uid = event.sender().uid(),
-                              .pid = event.sender().pid(),
-                              .agent = event.sender().agent(),
-                              .credentials_known = event.sender().credentials_known()};
-  return out;
-}
+Event fromProto(const proto::Event& event) { return fromProto(proto::Event(event)); }
 
 }  // namespace ftb

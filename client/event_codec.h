@@ -11,8 +11,8 @@ Severity fromProto(proto::Severity severity);  // unspecified reads as kInfo
 void toProto(const EventId& id, proto::EventId* out);
 EventId fromProto(const proto::EventId& id);
 void toProto(const Event& event, proto::Event* out);
+// The rvalue form takes the strings out of `event` instead of copying them.
 Event fromProto(const proto::Event& event);
-// The same, taking the strings out of `event` instead of copying them.
 Event fromProto(proto::Event&& event);
 
 }  // namespace ftb

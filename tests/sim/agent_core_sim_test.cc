@@ -31,6 +31,7 @@
 #include "client/codec.h"
 #include "client/event.h"
 #include "client/filter.h"
+#include "tests/support/recording_frame_sink.h"
 
 using namespace ftb::agent;
 using ftb::ManualClock;
@@ -50,18 +51,6 @@ const std::vector<std::string> kFilters = {
     "",  "event_space=FTB.MPI.*", "event_space=FTB.IB.PORT", "event_space=FTB.SECRET.*",
     "event_name=B", "severity>=error", "event_space=FTB.MPI.RANK, event_name=A|C", "event_space=all"};
 const std::vector<proto::Severity> kSeverities = {proto::INFO, proto::WARNING, proto::ERROR, proto::FATAL};
-
-// The agent's ROUTER as seen by the Router: a pipe per client that is full or not.
-class SimSink final : public FrameSink {
- public:
-  bool trySend(const std::string& routing_id, const std::string& frame) override {
-    if (full.count(routing_id) != 0) return false;
-    sent[routing_id].push_back(frame);
-    return true;
-  }
-  std::map<std::string, std::vector<std::string>> sent;  // read by the clients, then cleared
-  std::set<std::string> full;
-};
 
 struct EventKey {
   std::string publisher;
@@ -342,7 +331,7 @@ class World {
   AgentMetrics metrics_{16};
   proto::Counters counters_;
   RateLimitedLog log_;
-  SimSink sink_;
+  ftb::testing::RecordingFrameSink sink_;  // the clients read what it holds, then it is cleared
   Router router_{{sessions_, index_, history_, admission_, metrics_, counters_, log_, sink_, clock_}};
   std::vector<std::unique_ptr<SimClient>> clients_;
   uint64_t deliveries_ = 0;

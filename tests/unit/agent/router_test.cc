@@ -14,6 +14,7 @@
 #include "client/codec.h"
 #include "client/event.h"
 #include "client/event_codec.h"
+#include "tests/support/recording_frame_sink.h"
 
 using namespace ftb::agent;
 using ftb::ManualClock;
@@ -21,13 +22,8 @@ namespace proto = ftb::proto;
 
 namespace {
 
-class FakeSink final : public FrameSink {
+class FakeSink final : public ftb::testing::RecordingFrameSink {
  public:
-  bool trySend(const std::string& routing_id, const std::string& frame) override {
-    if (full.count(routing_id) != 0) return false;
-    sent[routing_id].push_back(frame);
-    return true;
-  }
   // The Deliver frames sent to `routing_id`, decoded.
   std::vector<proto::Deliver> delivers(const std::string& routing_id) const {
     std::vector<proto::Deliver> out;
@@ -41,8 +37,6 @@ class FakeSink final : public FrameSink {
     }
     return out;
   }
-  std::map<std::string, std::vector<std::string>> sent;
-  std::set<std::string> full;  // routing ids whose pipe is full
 };
 
 NamespacePolicy policy(const std::string& text) {
