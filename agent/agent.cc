@@ -1,7 +1,6 @@
 #include "agent/agent.h"
 
 #include <unistd.h>
-#include <zmq.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -26,6 +25,23 @@ std::string hostName() {
   return buf;
 }
 
+// Whether something answers a status request at `endpoint` within half a second.
+bool agentAnswersAt(const std::string& endpoint) {
+  ZmqContext context;
+  Result<ZmqSocket> probe = ZmqSocket::open(context, ZmqType::kDealer);
+  if (!probe.ok()) return false;
+  for (auto [option, value] : {std::pair{ZmqOption::kLinger, 0}, {ZmqOption::kImmediate, 1},
+                               {ZmqOption::kSendTimeout, 200}, {ZmqOption::kReceiveTimeout, 500}}) {
+    if (!probe->set(option, value).ok()) return false;
+  }
+  if (!probe->connect(endpoint).ok()) return false;
+  proto::Envelope status;
+  status.mutable_status_request();
+  ZmqMessage answer;
+  return probe->send(wire::encode(status), false, /*wait=*/true) == ZmqSent::kSent &&
+         probe->receive(answer, /*wait=*/true);
+}
+
 // Creates the directory that will hold an ipc:// socket.
 Status prepareIpcPath(const std::string& endpoint) {
   const std::string prefix = "ipc://";
@@ -41,18 +57,7 @@ Status prepareIpcPath(const std::string& endpoint) {
   // A socket file left by a dead agent would make bind fail; a live agent would
   // answer on it, so refuse to steal it.
   if (std::filesystem::exists(path, ec)) {
-    zmq::context_t probe_ctx;
-    zmq::socket_t probe(probe_ctx, zmq::socket_type::dealer);
-    probe.set(zmq::sockopt::linger, 0);
-    probe.set(zmq::sockopt::immediate, 1);
-    probe.connect(endpoint);
-    proto::Envelope status;
-    status.mutable_status_request();
-    probe.set(zmq::sockopt::sndtimeo, 200);
-    probe.set(zmq::sockopt::rcvtimeo, 500);
-    const std::string frame = wire::encode(status);
-    zmq::message_t answer;
-    if (probe.send(zmq::buffer(frame)) && probe.recv(answer)) {
+    if (agentAnswersAt(endpoint)) {
       return failedPrecondition("another ftb-agent is already serving " + endpoint +
                                 " (stop it or choose another --ipc-endpoint)");
     }
@@ -65,8 +70,6 @@ Status prepareIpcPath(const std::string& endpoint) {
 
 Agent::Agent(AgentConfig config)
     : config_(std::move(config)),
-      context_(1),
-      socket_(context_, zmq::socket_type::router),
       started_(clock_.steadyNow()),
       history_(config_.history_events, config_.history_bytes,
                std::chrono::seconds(config_.history_max_age_s)) {
@@ -78,6 +81,9 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   auto poller = Poller::create();
   if (!poller.ok()) return poller.status();
   agent->poller_ = std::move(poller).value();
+  auto socket = ZmqSocket::open(agent->context_, ZmqType::kRouter);
+  if (!socket.ok()) return internalError("cannot open the agent socket: " + socket.status().message());
+  agent->socket_ = std::move(socket).value();
   auto policy = NamespacePolicy::load(agent->config_.policy_file);
   if (!policy.ok()) return policy.status();
   agent->policy_ = std::move(policy).value();
@@ -88,14 +94,14 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
 }
 
 Status Agent::bind() {
-  try {
-    socket_.set(zmq::sockopt::router_mandatory, 1);
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.set(zmq::sockopt::sndhwm, static_cast<int>(config_.socket_hwm));
-    socket_.set(zmq::sockopt::rcvhwm, static_cast<int>(config_.socket_hwm));
-    socket_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(maxFrameBytes()));
-  } catch (const zmq::error_t& e) {
-    return internalError(std::string("cannot configure the agent socket: ") + e.what());
+  for (auto [option, value] : {std::pair<ZmqOption, int64_t>{ZmqOption::kRouterMandatory, 1},
+                               {ZmqOption::kLinger, 0},
+                               {ZmqOption::kSendHwm, static_cast<int64_t>(config_.socket_hwm)},
+                               {ZmqOption::kReceiveHwm, static_cast<int64_t>(config_.socket_hwm)},
+                               {ZmqOption::kMaxMessageSize, static_cast<int64_t>(maxFrameBytes())}}) {
+    if (Status s = socket_.set(option, value); !s.ok()) {
+      return internalError("cannot configure the agent socket: " + s.message());
+    }
   }
   for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
     if (endpoint.empty() || endpoint == "none") continue;
@@ -103,13 +109,11 @@ Status Agent::bind() {
     if (endpoint.rfind("tcp://", 0) == 0) {
       if (Status s = secureTcpEndpoint(); !s.ok()) return s;
     }
-    try {
-      socket_.bind(endpoint);
-    } catch (const zmq::error_t& e) {
-      return failedPrecondition("cannot listen on " + endpoint + ": " + e.what() +
+    if (Status s = socket_.bind(endpoint); !s.ok()) {
+      return failedPrecondition("cannot listen on " + endpoint + ": " + s.message() +
                                 " (is another agent running? choose another endpoint)");
     }
-    endpoints_.push_back(socket_.get(zmq::sockopt::last_endpoint));
+    endpoints_.push_back(socket_.lastEndpoint());
     if (endpoint.rfind("ipc://", 0) == 0) {
       // Every local user may connect (connecting needs write permission on the
       // socket): who may say what is the namespace policy's job, by uid.
@@ -119,7 +123,7 @@ Status Agent::bind() {
   }
   // Nothing to do when it fires: the loop reads the socket every turn.
   Result<Poller::Registration> watched =
-      poller_->watch(socket_.get(zmq::sockopt::fd), EPOLLIN, [](uint32_t) {});
+      poller_->watch(socket_.descriptor(), EPOLLIN, [](uint32_t) {});
   if (!watched.ok()) return watched.status();
   socket_watch_ = std::move(watched).value();
   if (const std::string local = localEndpoint(config_); !local.empty()) {
@@ -177,7 +181,7 @@ void Agent::run() {
     }
     // Input already taken in by ZeroMQ (its descriptor tells only of changes
     // since it was last read), or left by this turn's budget: no sleep.
-    if ((socket_.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0 || (local_ && local_->hasInput()) ||
+    if (socket_.readable() || (local_ && local_->hasInput()) ||
         (tree_transport_ && tree_transport_->hasInput())) {
       wait = std::chrono::milliseconds(0);
     }

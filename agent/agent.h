@@ -23,7 +23,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <zmq.hpp>
 
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
@@ -45,6 +44,7 @@
 #include "agent/tree_link.h"
 #include "agent/zmq_frame_sink.h"
 #include "agent/zmq_frame_source.h"
+#include "client/zmq_socket.h"
 #include "client/daemon/service_notifier.h"
 #include "client/status.h"
 #include "metrics/http_server.h"
@@ -172,9 +172,9 @@ class Agent : private tree::TreeHost {
   // What the loop waits on (created first, so that it outlives every
   // registration: the socket's, the stream server's, the tree links', the sessions' pidfds).
   std::unique_ptr<Poller> poller_;
-  zmq::context_t context_;
-  zmq::socket_t socket_;
-  Poller::Registration socket_watch_;  // socket_'s ZMQ_FD: declared after it, dropped before it closes
+  ZmqContext context_;
+  ZmqSocket socket_;  // the ROUTER clients and tree peers send to (ipc://, tcp://)
+  Poller::Registration socket_watch_;  // socket_'s descriptor: declared after it, dropped before it closes
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> reload_{false};

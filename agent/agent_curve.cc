@@ -34,14 +34,11 @@ void Agent::addAuthStatus(proto::StatusReply& reply) const {
 
 Status Agent::secureTcpEndpoint() {
   if (!curve_keys_) return {};
-  try {
-    // Options apply to endpoints bound after they are set: IPC (bound first) stays plain.
-    socket_.set(zmq::sockopt::zap_domain, "ftb");
-    socket_.set(zmq::sockopt::curve_server, 1);
-    socket_.set(zmq::sockopt::curve_secretkey, curve_keys_->secret_key);
-  } catch (const zmq::error_t& e) {
-    return internalError(std::string("cannot enable Curve on the TCP endpoint: ") + e.what());
-  }
+  // Options apply to endpoints bound after they are set: IPC (bound first) stays plain.
+  Status s = socket_.set(ZmqTextOption::kZapDomain, "ftb");
+  if (s.ok()) s = socket_.set(ZmqOption::kCurveServer, 1);
+  if (s.ok()) s = socket_.set(ZmqTextOption::kCurveSecretKey, curve_keys_->secret_key);
+  if (!s.ok()) return internalError("cannot enable Curve on the TCP endpoint: " + s.message());
   return {};
 }
 

@@ -117,7 +117,7 @@ void Agent::drainOnShutdown() {
   // for the rest of the deadline when the socket closes.
   const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - clock_.steadyNow());
-  socket_.set(zmq::sockopt::linger, static_cast<int>(std::max<int64_t>(rest.count(), 0)));
+  (void)socket_.set(ZmqOption::kLinger, std::max<int64_t>(rest.count(), 0));
 }
 
 }  // namespace ftb::agent

@@ -1,7 +1,6 @@
 #include "agent/curve_authenticator.h"
 
-#include <zmq.h>
-
+#include <array>
 #include <chrono>
 #include <ctime>
 
@@ -14,11 +13,9 @@ namespace {
 
 constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
 
-std::string z85(const zmq::message_t& raw) {
+std::string z85(const std::string& raw) {
   if (raw.size() != 32) return "(not a 32-byte key)";
-  char text[41] = {};
-  zmq_z85_encode(text, static_cast<const uint8_t*>(raw.data()), 32);
-  return text;
+  return z85Encode(raw);
 }
 
 std::string nowText() {
@@ -31,19 +28,16 @@ std::string nowText() {
 }  // namespace
 
 Result<std::unique_ptr<CurveAuthenticator>> CurveAuthenticator::start(
-    zmq::context_t& context, std::set<std::string> authorized_keys) {
-  zmq::socket_t socket(context, zmq::socket_type::rep);
-  try {
-    socket.set(zmq::sockopt::linger, 0);
-    socket.bind(kZapEndpoint);
-  } catch (const zmq::error_t& e) {
-    return internalError(std::string("cannot start the Curve authenticator: ") + e.what());
-  }
+    ZmqContext& context, std::set<std::string> authorized_keys) {
+  Result<ZmqSocket> socket = ZmqSocket::open(context, ZmqType::kRep);
+  Status s = socket.ok() ? socket->set(ZmqOption::kLinger, 0) : socket.status();
+  if (s.ok()) s = socket->bind(kZapEndpoint);
+  if (!s.ok()) return internalError("cannot start the Curve authenticator: " + s.message());
   return std::unique_ptr<CurveAuthenticator>(
-      new CurveAuthenticator(std::move(socket), std::move(authorized_keys)));
+      new CurveAuthenticator(std::move(socket).value(), std::move(authorized_keys)));
 }
 
-CurveAuthenticator::CurveAuthenticator(zmq::socket_t socket, std::set<std::string> keys)
+CurveAuthenticator::CurveAuthenticator(ZmqSocket socket, std::set<std::string> keys)
     : socket_(std::move(socket)), keys_(std::move(keys)), thread_([this] { serve(); }) {}
 
 CurveAuthenticator::~CurveAuthenticator() {
@@ -56,31 +50,28 @@ std::string CurveAuthenticator::lastRefusal() const {
   return last_refusal_;
 }
 
+// Wakes every 100 ms to notice stop_: the context outlives this thread, so
+// ending the context cannot be what stops it.
 void CurveAuthenticator::serve() {
+  ZmqMessage part;
+  std::vector<std::string> request;
   while (!stop_.load()) {
-    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
-    try {
-      if (zmq::poll(&item, 1, std::chrono::milliseconds(100)) <= 0) continue;
-      std::vector<zmq::message_t> request;
-      zmq::message_t part;
-      do {
-        if (!socket_.recv(part, zmq::recv_flags::dontwait)) break;
-        request.push_back(std::move(part));
-        part = zmq::message_t();
-      } while (request.back().more());
-      answer(request);
-    } catch (const zmq::error_t& e) {
-      if (e.num() == ETERM) return;
-      spdlog::warn("Curve authenticator: {}", e.what());
+    std::array<ZmqPollItem, 1> item{{{.socket = &socket_}}};
+    if (!zmqPoll(item, std::chrono::milliseconds(100)) || !item[0].readable) continue;
+    request.clear();
+    while (socket_.receive(part)) {
+      request.emplace_back(part.bytes());
+      if (!part.more()) break;
     }
+    if (!request.empty()) answer(request);
   }
 }
 
-void CurveAuthenticator::answer(std::vector<zmq::message_t>& request) {
+void CurveAuthenticator::answer(const std::vector<std::string>& request) {
   // version, request id, domain, address, routing id, mechanism, credentials...
   if (request.size() < 6) return;  // not ZAP: nothing sensible to answer
-  const std::string mechanism = request[5].to_string();
-  const std::string address = request[3].to_string();
+  const std::string& mechanism = request[5];
+  const std::string& address = request[3];
   std::string status = "200", text = "OK", user;
   if (mechanism == "CURVE") {
     const std::string key = request.size() > 6 ? z85(request[6]) : "(no key)";
@@ -102,9 +93,12 @@ void CurveAuthenticator::answer(std::vector<zmq::message_t>& request) {
       }
     }
   }
-  const std::string reply[] = {"1.0", request[1].to_string(), status, text, user, ""};
+  const std::string reply[] = {"1.0", request[1], status, text, user, ""};
   for (std::size_t i = 0; i < 6; ++i) {
-    socket_.send(zmq::buffer(reply[i]), i < 5 ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    if (socket_.send(reply[i], /*more=*/i < 5, /*wait=*/true) != ZmqSent::kSent) {
+      spdlog::warn("Curve authenticator: cannot answer: {}", ZmqSocket::lastError());
+      return;
+    }
   }
 }
 

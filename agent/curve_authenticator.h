@@ -15,17 +15,17 @@
 #include <set>
 #include <string>
 #include <thread>
-
-#include <zmq.hpp>
+#include <vector>
 
 #include "client/status.h"
+#include "client/zmq_socket.h"
 
 namespace ftb::agent {
 
 class CurveAuthenticator {
  public:
   // Binds inproc://zeromq.zap.01 in `context` (one handler per context).
-  static Result<std::unique_ptr<CurveAuthenticator>> start(zmq::context_t& context,
+  static Result<std::unique_ptr<CurveAuthenticator>> start(ZmqContext& context,
                                                            std::set<std::string> authorized_keys);
   ~CurveAuthenticator();
 
@@ -34,11 +34,11 @@ class CurveAuthenticator {
   std::string lastRefusal() const;  // "key ... from 127.0.0.1 at 2026-..."; "" if none
 
  private:
-  CurveAuthenticator(zmq::socket_t socket, std::set<std::string> keys);
+  CurveAuthenticator(ZmqSocket socket, std::set<std::string> keys);
   void serve();
-  void answer(std::vector<zmq::message_t>& request);
+  void answer(const std::vector<std::string>& request);
 
-  zmq::socket_t socket_;
+  ZmqSocket socket_;
   const std::set<std::string> keys_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> refused_{0}, accepted_{0};

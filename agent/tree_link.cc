@@ -32,7 +32,7 @@ int tryRealtime(int priority) {
 
 }  // namespace
 
-ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, Poller& poller,
+ZmqTreeTransport::ZmqTreeTransport(ZmqContext& context, Poller& poller,
                                    std::size_t max_backlog_frames, LinkPing ping,
                                    std::optional<CurveClientKeys> curve)
     : context_(context),
@@ -44,17 +44,24 @@ ZmqTreeTransport::ZmqTreeTransport(zmq::context_t& context, Poller& poller,
 ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
   auto& slot = peers_[address];
   if (!slot) {
-    slot = std::make_unique<Peer>(Peer{zmq::socket_t(context_, zmq::socket_type::dealer), {}, {}, {}, {}, {}, {}});
-    zmq::socket_t& s = slot->socket;
-    s.set(zmq::sockopt::linger, 200);  // let a Leave on shutdown go out
-    s.set(zmq::sockopt::sndhwm, 10000);
-    s.set(zmq::sockopt::reconnect_ivl, 100);
-    s.set(zmq::sockopt::reconnect_ivl_max, 1000);
-    try {
-      setCurve(s);
-      s.connect(address);
-    } catch (const zmq::error_t& e) {
-      log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, e.what());
+    slot = std::make_unique<Peer>();
+    // A socket that cannot be opened or connected sends nothing: its frames
+    // wait in the backlog until it overflows, and the link times out.
+    auto open = [&]() -> Status {
+      Result<ZmqSocket> dealer = ZmqSocket::open(context_, ZmqType::kDealer);
+      if (!dealer.ok()) return dealer.status();
+      slot->socket = std::move(dealer).value();
+      ZmqSocket& s = slot->socket;
+      for (auto [option, value] : {std::pair{ZmqOption::kLinger, 200},  // let a Leave on shutdown go out
+                                   {ZmqOption::kSendHwm, 10000}, {ZmqOption::kReconnectInterval, 100},
+                                   {ZmqOption::kReconnectIntervalMax, 1000}}) {
+        if (Status st = s.set(option, value); !st.ok()) return st;
+      }
+      if (Status st = setCurve(s); !st.ok()) return st;
+      return s.connect(address);
+    };
+    if (Status st = open(); !st.ok()) {
+      log_.warn("tree-connect", "cannot connect to tree peer {}: {}", address, st.message());
     }
   }
   slot->last_used = Clock::real().steadyNow();
@@ -62,27 +69,29 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
 }
 
 Result<std::string> ZmqTreeTransport::listenForProbes(const std::string& endpoint, int rt_priority) {
-  try {
-    probe_context_ = std::make_unique<zmq::context_t>(1);
+  probe_context_ = std::make_unique<ZmqContext>();
+  auto listen = [&]() -> Status {
     // Before the first socket: libzmq starts the I/O thread with it.
     const int refused = rt_priority > 0 ? tryRealtime(rt_priority) : 0;
     realtime_probes_ = rt_priority > 0 && refused == 0;
     if (refused != 0) realtime_refusal_ = std::strerror(refused);
     if (realtime_probes_) {
-      probe_context_->set(zmq::ctxopt::thread_sched_policy, SCHED_RR);
-      probe_context_->set(zmq::ctxopt::thread_priority, rt_priority);
+      if (Status s = probe_context_->setIoThreadScheduling(SCHED_RR, rt_priority); !s.ok()) return s;
     }
-    probe_listener_ = zmq::socket_t(*probe_context_, zmq::socket_type::router);
-    probe_listener_.set(zmq::sockopt::linger, 0);
+    Result<ZmqSocket> router = ZmqSocket::open(*probe_context_, ZmqType::kRouter);
+    if (!router.ok()) return router.status();
+    probe_listener_ = std::move(router).value();
+    if (Status s = probe_listener_.set(ZmqOption::kLinger, 0); !s.ok()) return s;
     // Nothing is sent here (probes carry PINGs only) and nothing is read: a
     // peer that sends anyway has one message queued, no more. (No
     // ZMQ_MAXMSGSIZE: libzmq applies it to the PING commands too.)
-    probe_listener_.set(zmq::sockopt::rcvhwm, 1);
-    probe_listener_.bind(endpoint);
-    return probe_listener_.get(zmq::sockopt::last_endpoint);
-  } catch (const zmq::error_t& e) {
-    return unavailable("cannot listen for tree probes on " + endpoint + ": " + e.what());
+    if (Status s = probe_listener_.set(ZmqOption::kReceiveHwm, 1); !s.ok()) return s;
+    return probe_listener_.bind(endpoint);
+  };
+  if (Status s = listen(); !s.ok()) {
+    return unavailable("cannot listen for tree probes on " + endpoint + ": " + s.message());
   }
+  return probe_listener_.lastEndpoint();
 }
 
 void ZmqTreeTransport::learnProbe(const std::string& address, const std::string& probe) {
@@ -96,52 +105,54 @@ void ZmqTreeTransport::learnProbe(const std::string& address, const std::string&
 
 void ZmqTreeTransport::connectProbe(Peer& p, const std::string& address, const std::string& target) {
   const bool own_listener = target != address;
-  zmq::context_t& context = own_listener ? *probe_context_ : context_;
+  ZmqContext& context = own_listener ? *probe_context_ : context_;
   p.monitor_watch.reset();
-  p.monitor = zmq::socket_t();  // an earlier probe's, if any
-  p.probe = zmq::socket_t(context, zmq::socket_type::dealer);
+  p.monitor = ZmqMonitor();  // an earlier probe's, if any
+  p.probe.close();
   p.probe_target = target;
-  p.probe.set(zmq::sockopt::linger, 0);
-  p.probe.set(zmq::sockopt::reconnect_ivl, 100);
-  p.probe.set(zmq::sockopt::reconnect_ivl_max, 1000);
-  if (ping_.interval.count() > 0) {
-    p.probe.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(ping_.interval.count()));
-    p.probe.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(ping_.timeout.count()));
-  }
-  watch(context, p, address);
-  try {
+  auto connect = [&]() -> Status {
+    Result<ZmqSocket> dealer = ZmqSocket::open(context, ZmqType::kDealer);
+    if (!dealer.ok()) return dealer.status();
+    p.probe = std::move(dealer).value();
+    for (auto [option, value] : {std::pair{ZmqOption::kLinger, 0}, {ZmqOption::kReconnectInterval, 100},
+                                 {ZmqOption::kReconnectIntervalMax, 1000}}) {
+      if (Status s = p.probe.set(option, value); !s.ok()) return s;
+    }
+    if (ping_.interval.count() > 0) {
+      if (Status s = p.probe.set(ZmqOption::kHeartbeatInterval, ping_.interval.count()); !s.ok()) return s;
+      if (Status s = p.probe.set(ZmqOption::kHeartbeatTimeout, ping_.timeout.count()); !s.ok()) return s;
+    }
+    watch(context, p, address);
     // The probe listener carries no data and takes no keys; the agent's own
     // endpoint requires them when Curve is on.
-    if (!own_listener) setCurve(p.probe);
-    p.probe.connect(target);
-  } catch (const zmq::error_t& e) {
-    log_.warn("tree-connect", "cannot connect the probe of tree peer {} to {}: {}", address, target, e.what());
+    if (!own_listener) {
+      if (Status s = setCurve(p.probe); !s.ok()) return s;
+    }
+    return p.probe.connect(target);
+  };
+  if (Status s = connect(); !s.ok()) {
+    log_.warn("tree-connect", "cannot connect the probe of tree peer {} to {}: {}", address, target,
+              s.message());
   }
 }
 
-void ZmqTreeTransport::setCurve(zmq::socket_t& s) {
-  if (!curve_) return;
-  s.set(zmq::sockopt::curve_serverkey, curve_->server_public);
-  s.set(zmq::sockopt::curve_publickey, curve_->public_key);
-  s.set(zmq::sockopt::curve_secretkey, curve_->secret_key);
+Status ZmqTreeTransport::setCurve(ZmqSocket& s) {
+  if (!curve_) return {};
+  return s.setCurveClient(curve_->server_public, curve_->public_key, curve_->secret_key);
 }
 
 // Before connect(), so that no close of the connection goes unreported.
-void ZmqTreeTransport::watch(zmq::context_t& context, Peer& p, const std::string& address) {
-  const std::string endpoint = "inproc://ftb-tree-link-monitor-" +
-                               std::to_string(reinterpret_cast<uintptr_t>(this)) + "-" +
-                               std::to_string(++monitors_made_);
-  if (zmq_socket_monitor(p.probe.handle(), endpoint.c_str(), ZMQ_EVENT_DISCONNECTED) != 0) {
+void ZmqTreeTransport::watch(ZmqContext& context, Peer& p, const std::string& address) {
+  Result<ZmqMonitor> monitor = ZmqMonitor::watch(context, p.probe, {ZmqLinkEvent::kDisconnected});
+  if (!monitor.ok()) {
     log_.warn("tree-monitor", "cannot watch the connection to tree peer {}: {}; only heartbeats "
-              "will find it dead", address, zmq_strerror(zmq_errno()));
+              "will find it dead", address, monitor.status().message());
     return;
   }
-  p.monitor = zmq::socket_t(context, zmq::socket_type::pair);
-  p.monitor.set(zmq::sockopt::linger, 0);
-  p.monitor.connect(endpoint);
+  p.monitor = std::move(monitor).value();
   // Nothing to do when it fires: takeDisconnected reads every monitor each turn.
   Result<Poller::Registration> watched =
-      poller_.watch(p.monitor.get(zmq::sockopt::fd), EPOLLIN, [](uint32_t) {});
+      poller_.watch(p.monitor.socket().descriptor(), EPOLLIN, [](uint32_t) {});
   if (watched.ok()) {
     p.monitor_watch = std::move(watched).value();
   } else {
@@ -153,16 +164,9 @@ void ZmqTreeTransport::watch(zmq::context_t& context, Peer& p, const std::string
 std::vector<std::string> ZmqTreeTransport::takeDisconnected() {
   std::vector<std::string> closed;
   for (auto& [address, p] : peers_) {
-    if (!p->monitor) continue;
     bool disconnected = false;
-    zmq::message_t event;
-    // Each event is two frames: (uint16 event, uint32 value), then the endpoint.
-    while (p->monitor.recv(event, zmq::recv_flags::dontwait)) {
-      uint16_t id = 0;
-      if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
-      disconnected |= id == ZMQ_EVENT_DISCONNECTED;
-      while (event.more() && p->monitor.recv(event, zmq::recv_flags::dontwait)) {
-      }
+    while (std::optional<ZmqLinkEvent> event = p->monitor.next()) {
+      disconnected |= *event == ZmqLinkEvent::kDisconnected;
     }
     if (disconnected) closed.push_back(address);
   }
@@ -171,17 +175,13 @@ std::vector<std::string> ZmqTreeTransport::takeDisconnected() {
 
 bool ZmqTreeTransport::hasInput() {
   for (auto& [address, p] : peers_) {
-    if (p->monitor && (p->monitor.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0) return true;
+    if (p->monitor.isOpen() && p->monitor.socket().readable()) return true;
   }
   return false;
 }
 
 bool ZmqTreeTransport::trySend(Peer& p, const std::string& frame) {
-  try {
-    return static_cast<bool>(p.socket.send(zmq::buffer(frame), zmq::send_flags::dontwait));
-  } catch (const zmq::error_t&) {
-    return false;
-  }
+  return p.socket.isOpen() && p.socket.send(frame) == ZmqSent::kSent;
 }
 
 void ZmqTreeTransport::send(const std::string& to, tree::TreeMessage message) {
@@ -206,9 +206,8 @@ void ZmqTreeTransport::flush(std::chrono::steady_clock::time_point now) {
   for (auto it = peers_.begin(); it != peers_.end();) {
     Peer& p = *it->second;
     while (!p.backlog.empty() && trySend(p, p.backlog.front())) p.backlog.pop_front();
-    zmq::message_t ignored;
-    while (p.socket.recv(ignored, zmq::recv_flags::dontwait)) {
-      // Peers answer on our ROUTER; anything here is an error reply to a frame of ours.
+    // Peers answer on our ROUTER; anything here is an error reply to a frame of ours.
+    while (p.socket.isOpen() && p.socket.receive(ignored_)) {
     }
     if (p.backlog.empty() && now - p.last_used > kIdleClose) {
       it = peers_.erase(it);

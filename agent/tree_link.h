@@ -34,12 +34,11 @@
 #include <string>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "agent/poller.h"
 #include "agent/rate_limited_log.h"
-#include "client/status.h"
 #include "agent/tree/tree_node.h"
+#include "client/status.h"
+#include "client/zmq_socket.h"
 
 namespace ftb::agent {
 
@@ -61,7 +60,7 @@ class ZmqTreeTransport : public tree::TreeTransport {
   // `curve` set: every link is encrypted and authenticated with these keys.
   // Each link's monitor is watched in `poller` (which outlives the transport),
   // so that a connection closing wakes the agent's loop.
-  ZmqTreeTransport(zmq::context_t& context, Poller& poller, std::size_t max_backlog_frames,
+  ZmqTreeTransport(ZmqContext& context, Poller& poller, std::size_t max_backlog_frames,
                    LinkPing ping = {}, std::optional<CurveClientKeys> curve = std::nullopt);
 
   void send(const std::string& to, tree::TreeMessage message) override;
@@ -92,10 +91,10 @@ class ZmqTreeTransport : public tree::TreeTransport {
 
  private:
   struct Peer {
-    zmq::socket_t socket;   // tree messages
-    zmq::socket_t probe;    // no messages: ZMTP PINGs only, watched by `monitor`
-    zmq::socket_t monitor;  // PAIR receiving the probe's disconnect events
-    Poller::Registration monitor_watch;  // the monitor's ZMQ_FD (dropped before it closes)
+    ZmqSocket socket;    // tree messages
+    ZmqSocket probe;     // no messages: ZMTP PINGs only, watched by `monitor`
+    ZmqMonitor monitor;  // the probe's disconnect events
+    Poller::Registration monitor_watch;  // the monitor's descriptor (dropped before it closes)
     std::string probe_target;  // where `probe` is connected ("" = not yet)
     std::deque<std::string> backlog;
     std::chrono::steady_clock::time_point last_used;
@@ -103,23 +102,23 @@ class ZmqTreeTransport : public tree::TreeTransport {
   Peer& peer(const std::string& address);
   bool trySend(Peer& peer, const std::string& frame);
   void connectProbe(Peer& peer, const std::string& address, const std::string& target);
-  void watch(zmq::context_t& context, Peer& peer, const std::string& address);
-  void setCurve(zmq::socket_t& socket);
+  void watch(ZmqContext& context, Peer& peer, const std::string& address);
+  Status setCurve(ZmqSocket& socket);
 
-  zmq::context_t& context_;
+  ZmqContext& context_;
   Poller& poller_;
   // PINGs on: the probes' own context and listener (declared first: the
   // sockets in it close before it ends).
-  std::unique_ptr<zmq::context_t> probe_context_;
+  std::unique_ptr<ZmqContext> probe_context_;
   bool realtime_probes_ = false;
   std::string realtime_refusal_;
-  zmq::socket_t probe_listener_;
+  ZmqSocket probe_listener_;
   std::size_t max_backlog_frames_;
   LinkPing ping_;
   std::optional<CurveClientKeys> curve_;
   std::map<std::string, std::unique_ptr<Peer>> peers_;
-  uint64_t monitors_made_ = 0;
   uint64_t frames_dropped_ = 0;
+  ZmqMessage ignored_;  // what peers send back on our DEALERs
   RateLimitedLog log_;
 };
 

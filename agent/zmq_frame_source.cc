@@ -3,22 +3,19 @@
 namespace ftb::agent {
 
 Receive ZmqFrameSource::tryReceive(InboundFrame& frame) {
-  if (!socket_.recv(routing_id_, zmq::recv_flags::dontwait)) return Receive::kEmpty;
-  if (!routing_id_.more() || !socket_.recv(body_, zmq::recv_flags::dontwait)) {
-    return Receive::kIncomplete;
-  }
+  if (!socket_.receive(routing_id_)) return Receive::kEmpty;
+  if (!routing_id_.more() || !socket_.receive(body_)) return Receive::kIncomplete;
   // Drain any extra frames: ftb messages are single-frame.
   frame.multipart = false;
   while (body_.more()) {
-    zmq::message_t rest;
-    (void)socket_.recv(rest, zmq::recv_flags::dontwait);
+    (void)socket_.receive(rest_);
     frame.multipart = true;
-    if (!rest.more()) break;
+    if (!rest_.more()) break;
   }
-  frame.routing_id = routing_id_.to_string();
-  frame.body = std::string_view(static_cast<const char*>(body_.data()), body_.size());
-  frame.peer_address = zmq_msg_gets(body_.handle(), "Peer-Address");
-  frame.user_id = zmq_msg_gets(body_.handle(), "User-Id");
+  frame.routing_id.assign(routing_id_.bytes());
+  frame.body = body_.bytes();
+  frame.peer_address = body_.property("Peer-Address");
+  frame.user_id = body_.property("User-Id");
   frame.credentials = nullptr;
   return Receive::kFrame;
 }

@@ -15,9 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include <zmq.hpp>
-
 #include "agent/peer_credentials.h"
+#include "client/zmq_socket.h"
 
 namespace ftb::agent {
 
@@ -40,16 +39,17 @@ enum class Receive {
 
 class ZmqFrameSource {
  public:
-  explicit ZmqFrameSource(zmq::socket_t& socket) : socket_(socket) {}
+  explicit ZmqFrameSource(ZmqSocket& socket) : socket_(socket) {}
 
   // The next pending message into `frame`; drains (and marks multipart) any
   // parts after the body.
   Receive tryReceive(InboundFrame& frame);
 
  private:
-  zmq::socket_t& socket_;
-  zmq::message_t routing_id_;
-  zmq::message_t body_;
+  ZmqSocket& socket_;
+  ZmqMessage routing_id_;
+  ZmqMessage body_;
+  ZmqMessage rest_;
 };
 
 }  // namespace ftb::agent

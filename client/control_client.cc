@@ -1,16 +1,13 @@
 #include "client/control_client.h"
 
-#include <zmq.h>
-
-#include <atomic>
-#include <cstring>
+#include <array>
 #include <optional>
-#include <zmq.hpp>
 
 #include "client/client.h"
 #include "client/clock.h"
 #include "client/codec.h"
 #include "client/unix_endpoint.h"
+#include "client/zmq_socket.h"
 
 namespace ftb {
 namespace {
@@ -29,21 +26,6 @@ bool validEndpoint(std::string_view endpoint) {
     return colon != std::string_view::npos && colon > 0 && colon + 1 < rest.size();
   }
   return false;
-}
-
-// What the socket monitor says about the link to the agent.
-enum class Link { kOther, kUp, kRefused, kDown, kNotZmtp, kAuthRefused };
-
-Link classify(uint16_t event) {
-  switch (event) {
-    case ZMQ_EVENT_HANDSHAKE_SUCCEEDED: return Link::kUp;
-    case ZMQ_EVENT_CONNECT_RETRIED: return Link::kRefused;  // connect() failed; retrying
-    case ZMQ_EVENT_DISCONNECTED: return Link::kDown;
-    case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: return Link::kNotZmtp;
-    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return Link::kAuthRefused;  // the agent's ZAP said no
-    default: return Link::kOther;
-  }
 }
 
 // A reply frame read for request `id`: the envelope when it answers this request
@@ -74,63 +56,55 @@ Status connectedButSilent(const std::string& endpoint, milliseconds timeout) {
 struct ControlClient::Impl {
   std::string endpoint;
   CurveClientKeys curve;
-  zmq::context_t context{1};
-  zmq::socket_t socket{context, zmq::socket_type::dealer};
-  zmq::socket_t monitor{context, zmq::socket_type::pair};
+  ZmqContext context;
+  ZmqSocket socket;
+  // Refused connections and handshakes, so that "nothing is listening" is
+  // answered at once instead of after the whole timeout.
+  ZmqMonitor monitor;
   uint64_t next_request = 1;
   bool connected = false;  // the ZeroMQ handshake with the agent has succeeded
   // unix:// endpoints: the agent's own stream socket instead of the DEALER.
   std::unique_ptr<AgentLink> stream;
 
-  void open();
+  Status open();
   // Reads one pending monitor event and updates `connected`; nullopt when none.
-  std::optional<Link> nextLinkEvent();
+  std::optional<ZmqLinkEvent> nextLinkEvent();
   Result<proto::Envelope> call(proto::Envelope request, milliseconds timeout);
   Result<proto::Envelope> callOverStream(const proto::Envelope& request, uint64_t id,
                                          milliseconds timeout);
   Result<proto::Envelope> callOrError(proto::Envelope request, milliseconds timeout);
 };
 
-void ControlClient::Impl::open() {
+Status ControlClient::Impl::open() {
   if (isUnixEndpoint(endpoint)) {
     Result<std::unique_ptr<AgentLink>> link = AgentLink::create(endpoint, {});
-    if (!link.ok()) throw zmq::error_t();  // not reached: validEndpoint checked the form
+    if (!link.ok()) return link.status();
     stream = std::move(link).value();
-    return;
+    return {};
   }
-  socket.set(zmq::sockopt::linger, 0);
-  socket.set(zmq::sockopt::reconnect_ivl, 100);
-  // The monitor reports refused connections and handshakes, so that "nothing is
-  // listening" is answered at once instead of after the whole timeout.
-  static std::atomic<uint64_t> monitors{0};
-  const std::string monitor_endpoint =
-      "inproc://ftb-control-monitor-" + std::to_string(monitors.fetch_add(1));
-  if (zmq_socket_monitor(socket.handle(), monitor_endpoint.c_str(), ZMQ_EVENT_ALL) != 0) {
-    throw zmq::error_t();
-  }
-  monitor.set(zmq::sockopt::linger, 0);
-  monitor.connect(monitor_endpoint);
+  Result<ZmqSocket> dealer = ZmqSocket::open(context, ZmqType::kDealer);
+  if (!dealer.ok()) return dealer.status();
+  socket = std::move(dealer).value();
+  if (Status s = socket.set(ZmqOption::kLinger, 0); !s.ok()) return s;
+  if (Status s = socket.set(ZmqOption::kReconnectInterval, 100); !s.ok()) return s;
+  Result<ZmqMonitor> watched = ZmqMonitor::watch(
+      context, socket,
+      {ZmqLinkEvent::kConnected, ZmqLinkEvent::kConnectRetried, ZmqLinkEvent::kDisconnected,
+       ZmqLinkEvent::kNotZmtp, ZmqLinkEvent::kAuthRefused});
+  if (!watched.ok()) return watched.status();
+  monitor = std::move(watched).value();
   if (curve.enabled() && endpoint.rfind("tcp://", 0) == 0) {
-    socket.set(zmq::sockopt::curve_serverkey, curve.server_key);
-    socket.set(zmq::sockopt::curve_publickey, curve.public_key);
-    socket.set(zmq::sockopt::curve_secretkey, curve.secret_key);
+    Status s = socket.setCurveClient(curve.server_key, curve.public_key, curve.secret_key);
+    if (!s.ok()) return s;
   }
-  socket.connect(endpoint);
+  return socket.connect(endpoint);
 }
 
-std::optional<Link> ControlClient::Impl::nextLinkEvent() {
-  zmq::message_t head;
-  if (!monitor.recv(head, zmq::recv_flags::dontwait)) return std::nullopt;
-  while (head.more()) {  // the second frame names the endpoint; not needed
-    zmq::message_t rest;
-    if (!monitor.recv(rest, zmq::recv_flags::dontwait) || !rest.more()) break;
-  }
-  uint16_t event = 0;
-  if (head.size() >= sizeof(event)) std::memcpy(&event, head.data(), sizeof(event));
-  const Link link = classify(event);
-  if (link == Link::kUp) connected = true;
-  if (link == Link::kDown) connected = false;
-  return link;
+std::optional<ZmqLinkEvent> ControlClient::Impl::nextLinkEvent() {
+  std::optional<ZmqLinkEvent> event = monitor.next();
+  if (event == ZmqLinkEvent::kConnected) connected = true;
+  if (event == ZmqLinkEvent::kDisconnected) connected = false;
+  return event;
 }
 
 Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milliseconds timeout) {
@@ -143,40 +117,34 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
   while (nextLinkEvent()) {
   }
   const std::string frame = wire::encode(request);
-  if (!socket.send(zmq::buffer(frame), zmq::send_flags::dontwait)) {
+  if (socket.send(frame) != ZmqSent::kSent) {
     return unavailable("cannot queue a request for the ftb-agent at " + endpoint +
                        " (its connection is full): retry, or check the agent");
   }
   const auto deadline = Clock::real().steadyNow() + timeout;
   for (auto now = Clock::real().steadyNow(); now < deadline; now = Clock::real().steadyNow()) {
-    zmq::pollitem_t items[] = {
-        {socket.handle(), 0, ZMQ_POLLIN, 0},
-        {monitor.handle(), 0, ZMQ_POLLIN, 0},
-    };
+    std::array<ZmqPollItem, 2> items{{{.socket = &socket}, {.socket = &monitor.socket()}}};
     const auto left = std::chrono::ceil<milliseconds>(deadline - now);
-    try {
-      zmq::poll(items, 2, left);
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;  // a signal for the host program; the deadline holds
-      throw;
-    }
-    if (items[0].revents & ZMQ_POLLIN) {
-      for (zmq::message_t reply; socket.recv(reply, zmq::recv_flags::dontwait);) {
-        Result<std::optional<proto::Envelope>> answer = replyTo(id, reply.data(), reply.size(), endpoint);
+    // A signal for the host program ends the wait early; the deadline holds.
+    if (!zmqPoll(items, left)) continue;
+    if (items[0].readable) {
+      for (ZmqMessage reply; socket.receive(reply);) {
+        Result<std::optional<proto::Envelope>> answer =
+            replyTo(id, reply.bytes().data(), reply.bytes().size(), endpoint);
         if (!answer.ok()) return answer.status();
         if (*answer) return std::move(**answer);
       }
     }
-    while (std::optional<Link> link = nextLinkEvent()) {
+    while (std::optional<ZmqLinkEvent> link = nextLinkEvent()) {
       switch (*link) {
-        case Link::kRefused:
+        case ZmqLinkEvent::kConnectRetried:  // connect() failed; libzmq retries
           if (connected) break;  // a reconnect after a drop: kDown said so already
           return unavailable("nothing is listening at " + endpoint +
                              " (connection refused or no such socket): " + std::string(kWhatToDo));
-        case Link::kDown:
+        case ZmqLinkEvent::kDisconnected:
           return unavailable("the ftb-agent at " + endpoint +
                              " closed the connection before answering: " + std::string(kWhatToDo));
-        case Link::kNotZmtp:
+        case ZmqLinkEvent::kNotZmtp:
           if (endpoint.rfind("tcp://", 0) == 0) {
             return unavailable(
                 endpoint + " accepted the connection but the ZeroMQ handshake failed: it is not "
@@ -188,7 +156,7 @@ Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milli
                              " accepted the connection but is not an ftb-agent (the ZeroMQ "
                              "handshake failed): check the endpoint (ftbctl --agent ENDPOINT or "
                              "FTB_AGENT_ENDPOINT)");
-        case Link::kAuthRefused:
+        case ZmqLinkEvent::kAuthRefused:  // the agent's ZAP handler said no
           return Status(Code::kPermissionDenied,
                         "the ftb-agent at " + endpoint +
                             " refused this client's Curve key: list its public key in the "
@@ -240,16 +208,12 @@ Result<proto::Envelope> ControlClient::Impl::callOverStream(const proto::Envelop
   return connectedButSilent(endpoint, timeout);
 }
 
-// call(), with ZeroMQ's exceptions and the agent's Error replies turned into a Status.
+// call(), with the agent's Error replies turned into a Status.
 Result<proto::Envelope> ControlClient::Impl::callOrError(proto::Envelope request,
                                                          milliseconds timeout) {
-  try {
-    Result<proto::Envelope> answer = call(std::move(request), timeout);
-    if (answer.ok() && answer->has_error()) return wire::statusFromError(answer->error());
-    return answer;
-  } catch (const zmq::error_t& e) {
-    return internalError("talking to the ftb-agent at " + endpoint + " failed: " + e.what());
-  }
+  Result<proto::Envelope> answer = call(std::move(request), timeout);
+  if (answer.ok() && answer->has_error()) return wire::statusFromError(answer->error());
+  return answer;
 }
 
 ControlClient::ControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -269,15 +233,13 @@ Result<ControlClient> ControlClient::connect(std::string endpoint, const CurveCl
     return invalidArgument(
         "the Curve server key, public key and secret key must all be 40-character Z85 text");
   }
-  try {
-    auto impl = std::make_unique<Impl>();
-    impl->endpoint = endpoint;
-    impl->curve = curve;
-    impl->open();
-    return ControlClient(std::move(impl));
-  } catch (const zmq::error_t& e) {
-    return invalidArgument("cannot connect to agent endpoint '" + endpoint + "': " + e.what());
+  auto impl = std::make_unique<Impl>();
+  impl->endpoint = endpoint;
+  impl->curve = curve;
+  if (Status s = impl->open(); !s.ok()) {
+    return invalidArgument("cannot connect to agent endpoint '" + endpoint + "': " + s.message());
   }
+  return ControlClient(std::move(impl));
 }
 
 Status ControlClient::checkEndpoint(std::string_view endpoint) {

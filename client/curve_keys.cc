@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -11,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "client/zmq_socket.h"
 
 namespace ftb::curve {
 namespace {
@@ -33,25 +34,24 @@ std::vector<std::string> keyLines(std::istream& in) {
 
 bool isKey(const std::string& z85) {
   if (z85.size() != kZ85KeyLength) return false;
-  uint8_t raw[32];
-  return zmq_z85_decode(raw, z85.c_str()) != nullptr;
+  return z85Decode(z85).has_value();
 }
 
 Result<KeyPair> generateKeyPair() {
-  char pub[kZ85KeyLength + 1] = {}, sec[kZ85KeyLength + 1] = {};
-  if (zmq_curve_keypair(pub, sec) != 0) {
-    return failedPrecondition(std::string("cannot generate a Curve key pair: ") +
-                              zmq_strerror(zmq_errno()) + " (libzmq built without CURVE?)");
+  auto pair = zmqCurveKeyPair();
+  if (!pair.ok()) {
+    return failedPrecondition("cannot generate a Curve key pair: " + pair.status().message() +
+                              " (libzmq built without CURVE?)");
   }
-  return KeyPair{pub, sec};
+  return KeyPair{pair->first, pair->second};
 }
 
 Result<std::string> publicKeyOf(const std::string& secret) {
-  char pub[kZ85KeyLength + 1] = {};
-  if (!isKey(secret) || zmq_curve_public(pub, secret.c_str()) != 0) {
+  Result<std::string> pub = isKey(secret) ? zmqCurvePublicKey(secret) : invalidArgument("");
+  if (!pub.ok()) {
     return invalidArgument("not a Curve secret key (40 Z85 characters, as ftbctl keygen writes)");
   }
-  return std::string(pub);
+  return pub;
 }
 
 Result<std::string> loadSecretKeyFile(const std::string& path) {

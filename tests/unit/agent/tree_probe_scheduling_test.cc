@@ -76,7 +76,7 @@ bool mayUseRealtime() {
 
 BOOST_AUTO_TEST_CASE(with_the_right_only_the_probe_threads_run_under_sched_rr) {
   BOOST_REQUIRE_MESSAGE(mayUseRealtime(), "run as root or with RLIMIT_RTPRIO >= 1 (CI runs as root)");
-  zmq::context_t data_context(1);
+  ftb::ZmqContext data_context;
   auto poller = std::move(ftb::agent::Poller::create()).value();
   ZmqTreeTransport transport(data_context, *poller, 16, kPing);
   auto listening = transport.listenForProbes("tcp://127.0.0.1:0", 1);
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(with_the_right_only_the_probe_threads_run_under_sched_rr) {
 }
 
 BOOST_AUTO_TEST_CASE(priority_zero_keeps_normal_scheduling) {
-  zmq::context_t data_context(1);
+  ftb::ZmqContext data_context;
   auto poller = std::move(ftb::agent::Poller::create()).value();
   ZmqTreeTransport transport(data_context, *poller, 16, kPing);
   BOOST_REQUIRE(transport.listenForProbes("tcp://127.0.0.1:0", 0).ok());
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(without_the_right_the_probe_listens_with_normal_scheduling)
     // An unprivileged user without the rlimit: libzmq would abort if asked.
     const rlimit none{0, 0};
     if (setrlimit(RLIMIT_RTPRIO, &none) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
-    zmq::context_t data_context(1);
+    ftb::ZmqContext data_context;
     auto poller = std::move(ftb::agent::Poller::create()).value();
     ZmqTreeTransport transport(data_context, *poller, 16, kPing);
     const bool listening = transport.listenForProbes("tcp://127.0.0.1:0", 1).ok();

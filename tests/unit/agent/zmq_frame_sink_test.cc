@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "agent/zmq_frame_sink.h"
+#include "client/zmq_socket.h"
+#include "tests/support/zmq_test_socket.h"
 
+using namespace ftb;
+using ftb::testing::openTestSocket;
 using ftb::agent::RateLimitedLog;
 using ftb::agent::ZmqFrameSink;
 
@@ -19,25 +21,23 @@ namespace {
 // client, known to the ROUTER once its first frame has been read.
 struct Pair {
   explicit Pair(int hwm = 1000) {
-    router.set(zmq::sockopt::router_mandatory, 1);
-    router.set(zmq::sockopt::sndhwm, hwm);
-    router.set(zmq::sockopt::linger, 0);
-    router.bind("inproc://agent");
-    client.set(zmq::sockopt::routing_id, "client-1");
-    client.set(zmq::sockopt::rcvhwm, hwm);
-    client.set(zmq::sockopt::linger, 0);
-    client.connect("inproc://agent");
-    BOOST_REQUIRE(client.send(zmq::str_buffer("hello")));
-    zmq::message_t id;
-    zmq::message_t body;
-    BOOST_REQUIRE(router.recv(id));
-    BOOST_REQUIRE(router.recv(body));
-    BOOST_REQUIRE(id.to_string() == "client-1");
+    BOOST_REQUIRE(router.set(ZmqOption::kRouterMandatory, 1).ok());
+    BOOST_REQUIRE(router.set(ZmqOption::kSendHwm, hwm).ok());
+    BOOST_REQUIRE(router.bind("inproc://agent").ok());
+    BOOST_REQUIRE(client.set(ZmqTextOption::kRoutingId, "client-1").ok());
+    BOOST_REQUIRE(client.set(ZmqOption::kReceiveHwm, hwm).ok());
+    BOOST_REQUIRE(client.connect("inproc://agent").ok());
+    BOOST_REQUIRE((client.send("hello") == ZmqSent::kSent));
+    ZmqMessage id;
+    ZmqMessage body;
+    BOOST_REQUIRE(router.receive(id, /*wait=*/true));
+    BOOST_REQUIRE(router.receive(body, /*wait=*/true));
+    BOOST_REQUIRE(id.bytes() == "client-1");
   }
 
-  zmq::context_t context{0};
-  zmq::socket_t router{context, zmq::socket_type::router};
-  zmq::socket_t client{context, zmq::socket_type::dealer};
+  ZmqContext context;
+  ZmqSocket router = openTestSocket(context, ZmqType::kRouter);
+  ZmqSocket client = openTestSocket(context, ZmqType::kDealer);
   RateLimitedLog log;
   std::vector<std::string> unreachable;
   ZmqFrameSink sink{router, log, [this](const std::string& id) { unreachable.push_back(id); }};
@@ -48,9 +48,9 @@ struct Pair {
 BOOST_AUTO_TEST_CASE(a_frame_reaches_the_client_with_that_routing_id) {
   Pair p;
   BOOST_TEST(p.sink.trySend("client-1", "frame one"));
-  zmq::message_t got;
-  BOOST_REQUIRE(p.client.recv(got, zmq::recv_flags::dontwait));
-  BOOST_TEST(got.to_string() == "frame one");
+  ZmqMessage got;
+  BOOST_REQUIRE(p.client.receive(got));
+  BOOST_TEST(got.bytes() == "frame one");
   BOOST_TEST(!got.more());
   BOOST_TEST(p.unreachable.empty());
 }
@@ -61,9 +61,9 @@ BOOST_AUTO_TEST_CASE(an_unknown_peer_is_reported_unreachable_and_counts_as_sent)
   BOOST_TEST(p.unreachable == std::vector<std::string>{"gone"});
   // The socket is still usable for the peers it knows.
   BOOST_TEST(p.sink.trySend("client-1", "after"));
-  zmq::message_t got;
-  BOOST_REQUIRE(p.client.recv(got, zmq::recv_flags::dontwait));
-  BOOST_TEST(got.to_string() == "after");
+  ZmqMessage got;
+  BOOST_REQUIRE(p.client.receive(got));
+  BOOST_TEST(got.bytes() == "after");
 }
 
 BOOST_AUTO_TEST_CASE(a_full_pipe_is_refused_without_blocking_and_is_not_unreachable) {
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(a_full_pipe_is_refused_without_blocking_and_is_not_unreacha
   BOOST_TEST(sent >= 1);
   BOOST_TEST(p.unreachable.empty());
   // Reading makes room again; the frames that were accepted arrive whole.
-  zmq::message_t got;
-  BOOST_REQUIRE(p.client.recv(got, zmq::recv_flags::dontwait));
-  BOOST_TEST(got.to_string() == "x");
+  ZmqMessage got;
+  BOOST_REQUIRE(p.client.receive(got));
+  BOOST_TEST(got.bytes() == "x");
 }

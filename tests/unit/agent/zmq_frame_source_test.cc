@@ -5,28 +5,31 @@
 
 #include <string>
 
-#include <zmq.hpp>
-
 #include "agent/zmq_frame_source.h"
+#include "client/zmq_socket.h"
+#include "tests/support/zmq_test_socket.h"
 
+using namespace ftb;
+using ftb::testing::openTestSocket;
 using namespace ftb::agent;
 
 namespace {
 
 struct Pair {
   Pair() {
-    router.set(zmq::sockopt::linger, 0);
-    router.bind("inproc://agent");
-    client.set(zmq::sockopt::routing_id, "client-1");
-    client.set(zmq::sockopt::linger, 0);
-    client.connect("inproc://agent");
+    BOOST_REQUIRE(router.bind("inproc://agent").ok());
+    BOOST_REQUIRE(client.set(ZmqTextOption::kRoutingId, "client-1").ok());
+    BOOST_REQUIRE(client.connect("inproc://agent").ok());
+  }
+  void send(std::string_view part, bool more = false) {
+    BOOST_REQUIRE((client.send(part, more) == ZmqSent::kSent));
   }
   // Sent before the read: an inproc message is in the pipe once send returns.
   Receive next(InboundFrame& frame) { return source.tryReceive(frame); }
 
-  zmq::context_t context{0};
-  zmq::socket_t router{context, zmq::socket_type::router};
-  zmq::socket_t client{context, zmq::socket_type::dealer};
+  ZmqContext context;
+  ZmqSocket router = openTestSocket(context, ZmqType::kRouter);
+  ZmqSocket client = openTestSocket(context, ZmqType::kDealer);
   ZmqFrameSource source{router};
 };
 
@@ -40,8 +43,8 @@ BOOST_AUTO_TEST_CASE(nothing_pending_is_empty_without_blocking) {
 
 BOOST_AUTO_TEST_CASE(a_message_comes_with_its_routing_id_and_body) {
   Pair p;
-  BOOST_REQUIRE(p.client.send(zmq::str_buffer("first")));
-  BOOST_REQUIRE(p.client.send(zmq::str_buffer("second")));
+  p.send("first");
+  p.send("second");
   InboundFrame frame;
   BOOST_TEST_REQUIRE((p.next(frame) == Receive::kFrame));
   BOOST_TEST(frame.routing_id == "client-1");
@@ -55,10 +58,10 @@ BOOST_AUTO_TEST_CASE(a_message_comes_with_its_routing_id_and_body) {
 
 BOOST_AUTO_TEST_CASE(a_multipart_message_is_flagged_and_drained_whole) {
   Pair p;
-  BOOST_REQUIRE(p.client.send(zmq::str_buffer("a"), zmq::send_flags::sndmore));
-  BOOST_REQUIRE(p.client.send(zmq::str_buffer("b"), zmq::send_flags::sndmore));
-  BOOST_REQUIRE(p.client.send(zmq::str_buffer("c")));
-  BOOST_REQUIRE(p.client.send(zmq::str_buffer("single")));
+  p.send("a", true);
+  p.send("b", true);
+  p.send("c");
+  p.send("single");
   InboundFrame frame;
   BOOST_TEST_REQUIRE((p.next(frame) == Receive::kFrame));
   BOOST_TEST(frame.multipart);

@@ -1,0 +1,145 @@
+// The ZeroMQ wrapper (client/zmq_socket.h) against libzmq itself: inproc
+// pairs, and loopback TCP where connections must come and go. Waits are
+// zmqPoll on the socket concerned, up to a deadline; no sleeps.
+#define BOOST_TEST_MODULE zmq_socket
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "client/zmq_socket.h"
+#include "tests/support/zmq_test_socket.h"
+
+using namespace ftb;
+using ftb::testing::openTestSocket;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The next event of `monitor` that is not kOther, waiting up to 5 s.
+std::optional<ZmqLinkEvent> awaitEvent(ZmqMonitor& monitor) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    while (std::optional<ZmqLinkEvent> event = monitor.next()) {
+      if (*event != ZmqLinkEvent::kOther) return event;
+    }
+    std::array<ZmqPollItem, 1> item{{{.socket = &monitor.socket()}}};
+    (void)zmqPoll(item, 100ms);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(parts_arrive_in_order_with_their_more_flags) {
+  ZmqContext context;
+  ZmqSocket server = openTestSocket(context, ZmqType::kPair);
+  ZmqSocket client = openTestSocket(context, ZmqType::kPair);
+  BOOST_REQUIRE(server.bind("inproc://pair").ok());
+  BOOST_REQUIRE(client.connect("inproc://pair").ok());
+  BOOST_TEST((client.send("head", /*more=*/true) == ZmqSent::kSent));
+  BOOST_TEST((client.send("tail") == ZmqSent::kSent));
+  ZmqMessage part;
+  BOOST_REQUIRE(server.receive(part));
+  BOOST_TEST(part.bytes() == "head");
+  BOOST_TEST(part.more());
+  BOOST_REQUIRE(server.receive(part));
+  BOOST_TEST(part.bytes() == "tail");
+  BOOST_TEST(!part.more());
+  BOOST_TEST(!server.receive(part));  // nothing pending: no wait
+}
+
+BOOST_AUTO_TEST_CASE(a_router_names_an_unknown_peer_and_a_dealer_without_one_would_block) {
+  ZmqContext context;
+  ZmqSocket router = openTestSocket(context, ZmqType::kRouter);
+  BOOST_REQUIRE(router.set(ZmqOption::kRouterMandatory, 1).ok());
+  BOOST_REQUIRE(router.bind("inproc://router").ok());
+  BOOST_TEST((router.send("nobody", /*more=*/true) == ZmqSent::kNoSuchPeer));
+  ZmqSocket dealer = openTestSocket(context, ZmqType::kDealer);  // connected to nothing
+  BOOST_TEST((dealer.send("frame") == ZmqSent::kWouldBlock));
+}
+
+BOOST_AUTO_TEST_CASE(options_and_endpoints_that_libzmq_refuses_are_a_status) {
+  ZmqContext context;
+  ZmqSocket socket = openTestSocket(context, ZmqType::kDealer);
+  const Status bad = socket.bind("nonsense://x");
+  BOOST_TEST(!bad.ok());
+  BOOST_TEST(!bad.message().empty());
+  BOOST_TEST(!socket.set(ZmqTextOption::kCurveServerKey, "short").ok());
+  BOOST_REQUIRE(socket.bind("tcp://127.0.0.1:0").ok());
+  const std::string where = socket.lastEndpoint();
+  BOOST_TEST(where.rfind("tcp://127.0.0.1:", 0) == 0u);
+  BOOST_TEST(where != "tcp://127.0.0.1:0", "the kernel's port: " << where);
+}
+
+BOOST_AUTO_TEST_CASE(a_monitor_reports_a_connection_and_its_end) {
+  ZmqContext context;
+  ZmqSocket server = openTestSocket(context, ZmqType::kRouter);
+  BOOST_REQUIRE(server.bind("tcp://127.0.0.1:0").ok());
+  ZmqSocket client = openTestSocket(context, ZmqType::kDealer);
+  Result<ZmqMonitor> monitor =
+      ZmqMonitor::watch(context, client, {ZmqLinkEvent::kConnected, ZmqLinkEvent::kDisconnected});
+  BOOST_REQUIRE(monitor.ok());
+  BOOST_REQUIRE(client.connect(server.lastEndpoint()).ok());
+  BOOST_TEST((awaitEvent(*monitor) == ZmqLinkEvent::kConnected));
+  server.close();
+  BOOST_TEST((awaitEvent(*monitor) == ZmqLinkEvent::kDisconnected));
+}
+
+BOOST_AUTO_TEST_CASE(a_monitor_reports_that_nothing_listens) {
+  ZmqContext context;
+  std::string endpoint;
+  {
+    ZmqSocket probe = openTestSocket(context, ZmqType::kRouter);
+    BOOST_REQUIRE(probe.bind("tcp://127.0.0.1:0").ok());
+    endpoint = probe.lastEndpoint();
+  }  // closed: the port now refuses
+  ZmqSocket client = openTestSocket(context, ZmqType::kDealer);
+  BOOST_REQUIRE(client.set(ZmqOption::kReconnectInterval, 50).ok());
+  Result<ZmqMonitor> monitor = ZmqMonitor::watch(
+      context, client, {ZmqLinkEvent::kConnected, ZmqLinkEvent::kConnectRetried});
+  BOOST_REQUIRE(monitor.ok());
+  BOOST_REQUIRE(client.connect(endpoint).ok());
+  BOOST_TEST((awaitEvent(*monitor) == ZmqLinkEvent::kConnectRetried));
+}
+
+BOOST_AUTO_TEST_CASE(poll_watches_plain_descriptors_and_sockets_together) {
+  ZmqContext context;
+  ZmqSocket server = openTestSocket(context, ZmqType::kPair);
+  ZmqSocket client = openTestSocket(context, ZmqType::kPair);
+  BOOST_REQUIRE(server.bind("inproc://poll").ok());
+  BOOST_REQUIRE(client.connect("inproc://poll").ok());
+  int fds[2];
+  BOOST_REQUIRE(pipe(fds) == 0);
+  std::array<ZmqPollItem, 2> items{{{.descriptor = fds[0]}, {.socket = &server}}};
+  BOOST_REQUIRE(zmqPoll(items, 0ms));
+  BOOST_TEST(!items[0].readable);
+  BOOST_TEST(!items[1].readable);
+  BOOST_REQUIRE(write(fds[1], "x", 1) == 1);
+  BOOST_REQUIRE((client.send("frame") == ZmqSent::kSent));
+  BOOST_REQUIRE(zmqPoll(items, 5000ms));
+  BOOST_TEST(items[0].readable);
+  BOOST_TEST(items[1].readable);
+  BOOST_TEST(server.readable());
+  close(fds[0]);
+  close(fds[1]);
+}
+
+BOOST_AUTO_TEST_CASE(z85_and_curve_keys_round_trip) {
+  const std::string raw = "0123456789abcdef0123456789abcdef";
+  const std::string text = z85Encode(raw);
+  BOOST_TEST(text.size() == 40u);
+  BOOST_TEST((z85Decode(text) == raw));
+  BOOST_TEST(!z85Decode("not z85!").has_value());
+  BOOST_TEST(z85Encode("odd").empty());  // not a multiple of 4 bytes
+  auto pair = zmqCurveKeyPair();
+  BOOST_REQUIRE(pair.ok());
+  auto derived = zmqCurvePublicKey(pair->second);
+  BOOST_REQUIRE(derived.ok());
+  BOOST_TEST(*derived == pair->first);
+  BOOST_TEST(!zmqCurvePublicKey("too short").ok());
+}
