@@ -7,6 +7,7 @@
 #include "components/mpi_bridge/checksum.h"
 #include "components/mpi_bridge/group_rebuild.h"
 #include "components/mpi_bridge/placement.h"
+#include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -174,9 +175,13 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
   const int pos = groups.position[job_.rank];
   MPI_Comm comm;
   MPI_Comm_split(job_.comm, groups.group_of[job_.rank], pos, &comm);
+  UlfmRecovery::revokeWith(comm);
   struct FreeComm {
     MPI_Comm* c;
-    ~FreeComm() { MPI_Comm_free(c); }
+    ~FreeComm() {
+      UlfmRecovery::forget(*c);
+      MPI_Comm_free(c);
+    }
   } free_comm{&comm};
 
   const Found* mine = nullptr;

@@ -5,6 +5,7 @@
 #include <future>
 
 #include "components/mpi_bridge/checksum.h"
+#include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -65,6 +66,8 @@ Status CheckpointWriter::finishPending() {
 void CheckpointWriter::enableAsync() {
   MPI_Comm_dup(job_.comm, &async_comm_);
   MPI_Comm_dup(job_.group_comm, &async_group_comm_);
+  UlfmRecovery::revokeWith(async_comm_);
+  UlfmRecovery::revokeWith(async_group_comm_);
 }
 
 Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteration, Level level,
@@ -95,7 +98,7 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   meta.blob_bytes.resize(g);
   std::vector<MPI_Request> gather(1);
   MPI_Iallgather(&my_bytes, 1, MPI_UINT64_T, meta.blob_bytes.data(), 1, MPI_UINT64_T, job_.group_comm, gather.data());
-  waitAll(gather);
+  if (int rc = waitAll(gather); rc != MPI_SUCCESS) return mpiStatus(rc, "gathering the group's blob sizes");
   uint64_t max_bytes = 0;
   for (auto b : meta.blob_bytes) max_bytes = std::max(max_bytes, b);
   std::size_t own_area = my_bytes;
@@ -159,7 +162,7 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   std::memset(file + own.offset + my_bytes, 0, own_area - my_bytes);
   meta.blob_crc.resize(g);
   MPI_Iallgather(&own.crc, 1, MPI_UINT32_T, meta.blob_crc.data(), 1, MPI_UINT32_T, job_.group_comm, gather.data());
-  waitAll(gather);
+  if (int rc = waitAll(gather); rc != MPI_SUCCESS) return mpiStatus(rc, "gathering the group's checksums");
 
   p.report.bytes = my_bytes;
   p.report.stored = my_bytes;

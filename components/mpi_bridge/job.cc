@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "components/mpi_bridge/checksum.h"
+#include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -63,6 +64,7 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
     }
   }
   MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);
+  UlfmRecovery::revokeWith(job.group_comm);
   return job;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <ctime>
@@ -32,19 +33,41 @@ namespace {
 
 std::atomic<bool> g_failed{false};
 std::atomic<int64_t> g_detected_ns{0};
+std::atomic<int> g_first_class{MPI_SUCCESS};  // the error class that told this rank first
 MPI_Comm g_job_comm = MPI_COMM_NULL;
+std::mutex g_derived_mu;
+std::vector<MPI_Comm> g_derived;  // revoked with g_job_comm (revokeWith)
 
-// MPI calls this inside the call that failed, on the MPI thread.
+// The job's communicator and every one derived from it (`fallback` if none is
+// watched): every rank's pending and next calls on any of them return,
+// wherever it waits.
+void revokeAll(MPI_Comm fallback) {
+  std::vector<MPI_Comm> derived;
+  {
+    std::lock_guard lock(g_derived_mu);
+    derived = g_derived;
+  }
+  MPIX_Comm_revoke(g_job_comm != MPI_COMM_NULL ? g_job_comm : fallback);
+  for (MPI_Comm c : derived) MPIX_Comm_revoke(c);
+}
+
+// MPI calls this inside the call that failed, on the thread that made it.
 void onMpiError(MPI_Comm* comm, int* code, ...) {
   int cls = MPI_ERR_OTHER;
   MPI_Error_class(*code, &cls);
   if (cls != MPIX_ERR_PROC_FAILED && cls != MPIX_ERR_PROC_FAILED_PENDING && cls != MPIX_ERR_REVOKED) return;
   if (!g_failed.exchange(true)) {
     g_detected_ns = UlfmRecovery::Clock::now().time_since_epoch().count();
+    g_first_class = cls;
   }
-  // Revoke the job's communicator itself (the error may come from a group
-  // communicator): every rank's next call on it returns, wherever it is.
-  MPIX_Comm_revoke(g_job_comm != MPI_COMM_NULL ? g_job_comm : *comm);
+  revokeAll(*comm);
+}
+
+const char* className(int cls) {
+  return cls == MPIX_ERR_PROC_FAILED           ? "MPIX_ERR_PROC_FAILED"
+         : cls == MPIX_ERR_PROC_FAILED_PENDING ? "MPIX_ERR_PROC_FAILED_PENDING"
+         : cls == MPIX_ERR_REVOKED             ? "MPIX_ERR_REVOKED"
+                                               : "none";
 }
 
 // "corr\nnode_map\nlost,lost\nNAME=value\n...": what the survivors tell the
@@ -109,24 +132,67 @@ Status UlfmRecovery::joinIfReplacement(MPI_Comm& comm, Config& config) {
   return {};
 }
 
+namespace {
+
+bool runThroughEnabled() {
+  const char* v = std::getenv("FTBCKPT_RUN_THROUGH");
+  return v == nullptr || std::string(v) != "0";
+}
+
+MPI_Errhandler errorHandler() {
+  static const MPI_Errhandler handler = [] {
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    MPI_Comm_create_errhandler(onMpiError, &h);
+    return h;
+  }();
+  return handler;
+}
+
+}  // namespace
+
 void UlfmRecovery::watch(MPI_Comm comm) {
-  if (std::getenv("FTBCKPT_RUN_THROUGH") && std::string(std::getenv("FTBCKPT_RUN_THROUGH")) == "0") return;
-  static MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  if (handler == MPI_ERRHANDLER_NULL) MPI_Comm_create_errhandler(onMpiError, &handler);
+  if (!runThroughEnabled()) return;
   g_job_comm = comm;
-  MPI_Comm_set_errhandler(comm, handler);
+  MPI_Comm_set_errhandler(comm, errorHandler());
   MPI_Comm_rank(comm, &rank_);
 }
 
 bool UlfmRecovery::failed() const { return g_failed.load(); }
 
+void UlfmRecovery::revokeWith(MPI_Comm derived) {
+  if (!runThroughEnabled()) return;
+  // Its errors must come back as errors too: a group communicator is split
+  // before the job's is watched, and would inherit MPI_ERRORS_ARE_FATAL.
+  MPI_Comm_set_errhandler(derived, errorHandler());
+  std::lock_guard lock(g_derived_mu);
+  g_derived.push_back(derived);
+}
+
+void UlfmRecovery::forget(MPI_Comm derived) {
+  std::lock_guard lock(g_derived_mu);
+  std::erase(g_derived, derived);
+}
+
 Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& bridge) {
   detected_ = Clock::time_point(Clock::duration(g_detected_ns.load()));
   ++recoveries_;
-  MPIX_Comm_revoke(job.comm);
+  if (std::getenv("FTBCKPT_RUN_THROUGH_TRACE")) {
+    // Every rank, before the shrink that needs them all: a repair that hangs
+    // shows who never came.
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    std::fprintf(stderr, "ftbckpt: rank %d noticed a failure (%s), shrinking, time %ld.%06ld\n", job.rank,
+                 className(g_first_class.load()), static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
+  }
+  revokeAll(job.comm);
   MPI_Comm shrunk = MPI_COMM_NULL;
   int rc = MPIX_Comm_shrink(job.comm, &shrunk);
   if (rc != MPI_SUCCESS) return mpiStatus(rc, "MPIX_Comm_shrink");
+  {
+    // The old job's communicators are revoked for good; the new job registers its own.
+    std::lock_guard lock(g_derived_mu);
+    g_derived.clear();
+  }
   MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
 
   // Which ranks are gone: those of the old communicator absent from the shrunk one.
@@ -220,6 +286,7 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   for (int r : lost) where.push_back(nodes[static_cast<std::size_t>(r)]);
   publishStep(bridge, "spawned", {{"nodes", joinComma(where)}, {"hosts", joinComma(hosts)}});
   g_failed = false;
+  g_first_class = MPI_SUCCESS;
   watch(repaired);
   return repaired;
 }
@@ -247,6 +314,8 @@ const bool kUlfmBuilt = false;
 Status UlfmRecovery::joinIfReplacement(MPI_Comm&, Config&) { return {}; }
 void UlfmRecovery::watch(MPI_Comm) {}
 bool UlfmRecovery::failed() const { return false; }
+void UlfmRecovery::revokeWith(MPI_Comm) {}
+void UlfmRecovery::forget(MPI_Comm) {}
 Result<MPI_Comm> UlfmRecovery::repair(const Job&, Config&, Bridge&) {
   return failedPrecondition("run-through recovery needs an MPI with the ULFM extension");
 }

@@ -15,8 +15,9 @@
 // The application must take its communicator from the runtime (ftbckpt_comm())
 // after ftbckpt_init and after every ftbckpt_loop: it changes after a recovery.
 //
-// Threading: MPI thread only. The error handler runs inside MPI calls of that
-// thread; failed() is an atomic flag it sets.
+// Threading: MPI thread only, except that the error handler runs inside the
+// MPI calls of whichever thread makes them (the asynchronous checkpoint's
+// too): failed() is an atomic flag it sets, and revokeWith()/forget() lock.
 #pragma once
 
 #include <mpi.h>
@@ -49,16 +50,28 @@ class UlfmRecovery {
   // Watches `comm` (the job's communicator; communicators split from it
   // inherit the handler): MPI errors are returned to the caller instead of
   // aborting, and a process failure or revocation sets failed() and revokes
-  // `comm`, so every rank's next call on it returns too.
+  // `comm` and every communicator given to revokeWith(), so every rank's next
+  // call on any of them returns too.
   void watch(MPI_Comm comm);
   bool failed() const;
+
+  // `derived` (split or duplicated from the watched communicator: a group's,
+  // the asynchronous checkpoint's, a restore's) is revoked with it. ULFM
+  // interrupts a call only on a communicator that holds the failed process or
+  // is revoked: a rank waiting in a group whose members all live would never
+  // learn that they left for the repair, and the repair's shrink, which needs
+  // every survivor, would wait for it forever. Call forget() before freeing it.
+  // Without ULFM both do nothing.
+  static void revokeWith(MPI_Comm derived);
+  static void forget(MPI_Comm derived);
 
   // Survivors, once failed(): revoke, shrink, spawn the replacements (on the
   // first unused node of FTBCKPT_SPARE_NODES, else where the lost rank ran),
   // merge, split by old rank. Updates `config` like joinIfReplacement and
   // returns the new communicator (watched). Publishes FTB_RUN_THROUGH steps
-  // detected, shrunk, spawned on `bridge`. The old communicators are left as
-  // they are (disconnecting from the spawn hangs in Open MPI 5.0.7).
+  // detected, shrunk, spawned on `bridge`. The old communicators are revoked
+  // (with those given to revokeWith) and not freed (disconnecting from the
+  // spawn hangs in Open MPI 5.0.7).
   Result<MPI_Comm> repair(const Job& job, Config& config, Bridge& bridge);
 
   // Publishes step `step` of the current recovery (restored, computing) with
