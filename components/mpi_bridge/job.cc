@@ -70,9 +70,15 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
 
 int waitAll(std::vector<MPI_Request>& requests) {
   const auto nap_from = std::chrono::steady_clock::now() + kSpinBeforeNap;
+  std::vector<MPI_Status> statuses(requests.size());
   for (;;) {
     int done = 0;
-    int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, statuses.data());
+    if (rc == MPI_ERR_IN_STATUS) {  // the request's own error says what happened (e.g. MPIX_ERR_REVOKED)
+      for (const MPI_Status& s : statuses) {
+        if (s.MPI_ERROR != MPI_SUCCESS && s.MPI_ERROR != MPI_ERR_PENDING) return s.MPI_ERROR;
+      }
+    }
     if (rc != MPI_SUCCESS || done) return rc;
     if (std::chrono::steady_clock::now() >= nap_from) std::this_thread::sleep_for(kNap);
   }

@@ -44,7 +44,8 @@ inline constexpr std::size_t kPipelineChunk = 256 << 10;
 inline constexpr std::size_t kStages = 4;
 inline constexpr std::size_t kSendsAhead = 16;
 
-// Waits for every request. It tests in a loop for a short while, then naps
+// Waits for every request; returns MPI_SUCCESS or the first failed request's
+// error (not MPI_ERR_IN_STATUS). It tests in a loop for a short while, then naps
 // between tests: where ranks share cores (oversubscribed jobs, tests with
 // several "nodes" on one machine) a rank spinning in MPI takes the core from
 // a rank that still copies or encodes, and on dedicated cores the data of a
