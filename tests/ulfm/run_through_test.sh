@@ -109,30 +109,32 @@ in_root() {
   return "$status"
 }
 
-# ftbckpt and the stencil, from exactly the files Bazel compiles them from.
-list="$here/stencil_sources.list"
-[[ -s "$list" ]] || fail "no source list (cc_sources) in the runfiles"
+# ftbckpt, the stencil and the probe, from exactly the files Bazel compiles them from.
+programs=(components/mpi_bridge/examples/stencil.c tests/ulfm/group_wait_probe.c)
+for l in stencil_sources probe_sources; do
+  [[ -s "$here/$l.list" ]] || fail "no source list $l (cc_sources) in the runfiles"
+done
 mkdir -p "$root/src"
-(cd "$src_root" && xargs -a "$list" cp -L --parents -t "$root/src")
-cp "$list" "$root/src/sources.list"
+sort -u "$here/stencil_sources.list" "$here/probe_sources.list" >"$root/src/sources.list"
+(cd "$src_root" && xargs -a "$root/src/sources.list" cp -L --parents -t "$root/src")
 cp "$here/build_in_root.sh" "$root/src/"
 key=$( (cd "$root/src" && sort sources.list | xargs sha256sum; sha256sum build_in_root.sh; echo "$tarball") |
   sha256sum | cut -c1-16)
 built=$cache/ulfm-build/$key
 t0=$SECONDS
-if [[ ! -x "$built/stencil" ]]; then
-  in_root 900 /bin/bash -c 'cd /src && nice bash build_in_root.sh sources.list /src/out' >"$work/build.log" 2>&1 ||
-    { cat "$work/build.log" >&2; fail "building ftbckpt in the trixie root failed"; }
+if [[ ! -x "$built/stencil" || ! -x "$built/group_wait_probe" ]]; then
+  in_root 900 /bin/bash -c "cd /src && nice bash build_in_root.sh sources.list /src/out ${programs[*]}" \
+    >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "building ftbckpt in the trixie root failed"; }
   rm -rf "$cache/ulfm-build"
   mkdir -p "$built.partial"
-  cp "$root/src/out/stencil" "$built.partial/"
+  cp "$root/src/out/stencil" "$root/src/out/group_wait_probe" "$built.partial/"
   mv "$built.partial" "$built"
   echo "$(tail -1 "$work/build.log") in $((SECONDS - t0)) s (cached as ulfm-build/$key)"
 else
-  echo "stencil of these sources cached (ulfm-build/$key)"
+  echo "stencil and probe of these sources cached (ulfm-build/$key)"
 fi
 mkdir -p "$root/src/out"
-cp "$built/stencil" "$root/src/out/stencil"
+cp "$built/stencil" "$built/group_wait_probe" "$root/src/out/"
 
 # An ftb-agent on the host for the ranks in the root, and `ftbctl watch`
 # recording what they publish. Its socket's directory appears in the root as
@@ -276,6 +278,29 @@ if ((hung > 0)); then
   exit 1
 fi
 [[ -n "$bench" ]] && exit 0
+
+# The hang of issue 18, deterministic (group_wait_probe.c): rank 1 starts a
+# checkpoint that its group {0,1} left for the repair after rank 3's death.
+# The runtime must revoke the group's communicator too, or rank 1 and the
+# repair's shrink wait for each other until the deadline.
+t0=$SECONDS
+done_file=$work/probe.log
+status=0
+in_root 60 /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+  mpirun --with-ft ulfm --oversubscribe --mca btl self,sm,tcp --mca btl_tcp_if_include lo -np 4 \
+  -x FTB_AGENT_ENDPOINT="$endpoint" -x FTB_JOB_ID=PROBE -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=2 \
+  -x FTBCKPT_NODE_MAP=n0,n1,n2,n3 -x FTBCKPT_RUN_THROUGH_TRACE=1 /src/out/group_wait_probe >"$work/probe.log" 2>&1 ||
+  status=$?
+done_file=""
+probe=$(grep -a -m1 -o 'RESULT values=[0-9,]*' "$work/probe.log" || true)
+[[ -n "$probe" ]] || { cat "$work/probe.log" >&2; fail "group_wait_probe: no RESULT within 60 s (exit $status): the repair hung"; }
+grep -aq 'rank 1: checkpoint while its group left returned -' "$work/probe.log" ||
+  { cat "$work/probe.log" >&2; fail "group_wait_probe: rank 1's checkpoint did not end in an error"; }
+grep -aq 'run-through .* step computing' "$work/probe.log" ||
+  { cat "$work/probe.log" >&2; fail "group_wait_probe: no run-through recovery reported"; }
+[[ "$probe" == "RESULT values=4,1004,2004,3004" ]] ||
+  { cat "$work/probe.log" >&2; fail "group_wait_probe: '$probe', not 'RESULT values=4,1004,2004,3004'"; }
+echo "group_wait_probe: rank 1's checkpoint in a group that left for the repair ended in an error; run through, $probe in $((SECONDS - t0)) s"
 
 # The same job under ftb-run --run-through (its mpirun enters the root:
 # mpirun_in_root.sh). No spares are handed to the runtime, so the replacement
