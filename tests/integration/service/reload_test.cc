@@ -164,8 +164,9 @@ BOOST_AUTO_TEST_CASE(reload_with_new_tree_seeds_joins_their_tree) {
 BOOST_AUTO_TEST_CASE(sigterm_hands_queued_events_to_a_subscriber_that_was_not_reading) {
   constexpr int kEvents = 3000;
   AgentProcess agent({"--socket-hwm=4", "--client-timeout-ms=60000"});
-  // A raw subscriber that reads nothing until the agent is told to stop.
-  RawPeer sub(agent.ipcEndpoint(), /*rcvhwm=*/1);
+  // A raw subscriber that reads nothing until the agent is told to stop, on
+  // the agent's own stream socket (the SDK's default transport).
+  RawPeer sub(agent.streamEndpoint());
   ftb::testing::RawIdentity who{.client_name = "late-reader", .event_space = "FTB.TEST.DRAIN"};
   BOOST_REQUIRE(sub.call(ftb::testing::makeHello(who, {})));
   Envelope subscribe;
@@ -220,8 +221,12 @@ BOOST_AUTO_TEST_CASE(a_stopped_sdk_subscriber_gets_every_event_the_stopped_agent
   constexpr int kEvents = 64;
   NotifySocket notify;
   TempDir dir;
-  const std::string endpoint = "ipc://" + dir.path() + "/agent.sock";
-  const pid_t agent = spawnNotified({runfile("agent/ftb-agent"), "--ipc-endpoint=" + endpoint, "--tcp-endpoint=none",
+  // The agent's own stream socket, the SDK's default transport: the agent
+  // holds what a socket has not taken and writes it out before it exits.
+  const std::string endpoint = "unix://" + dir.path() + "/agent.stream";
+  // (--local-endpoint auto: the IPC socket's path with the extension .stream.)
+  const pid_t agent = spawnNotified({runfile("agent/ftb-agent"), "--ipc-endpoint=ipc://" + dir.path() + "/agent.sock",
+                                     "--tcp-endpoint=none",
                                      "--log-level=warn", "--client-timeout-ms=60000"},
                                     notify);
   BOOST_REQUIRE(notify.receiveLine("READY=1", 10s));
