@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <google/protobuf/arena.h>
 
 #include "agent/admission.h"
 #include "agent/agent_metrics.h"
@@ -146,7 +147,9 @@ class Agent : private tree::TreeHost {
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
   void onPublish(ClientSession& session, const proto::Publish& publish);
-  Status acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event);
+  // `routed->event` is parsed from `bytes`; the rest is filled in when accepted.
+  Status acceptEvent(ClientSession& session, const std::string& bytes,
+                     const std::shared_ptr<RoutedEvent>& routed);
   // Routes an event that is in the history already (router.h).
   void route(const RoutedEventPtr& event) { router_.route(event); }
   void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
@@ -221,6 +224,13 @@ class Agent : private tree::TreeHost {
   // Reads clients' frames from socket_ (inbound_: the frame being handled).
   ZmqFrameSource client_source_{socket_};
   InboundFrame inbound_;
+  // The frame being handled is decoded here (handleFrame): reset per frame,
+  // its first block reused.
+  std::array<char, 16384> frame_arena_block_{};
+  google::protobuf::Arena frame_arena_{frame_arena_block_.data(), frame_arena_block_.size()};
+  // The event being accepted, parsed in place: reused while no one else holds
+  // it, so its strings keep their buffers from one event to the next.
+  std::shared_ptr<RoutedEvent> accepting_;
   // Sends to clients on socket_; a peer ZeroMQ no longer knows goes on doomed_.
   ZmqFrameSink client_sink_{socket_, log_, [this](const std::string& routing_id) {
                               if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);

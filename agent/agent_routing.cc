@@ -49,7 +49,8 @@ void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
 
 void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
   for (const std::string& bytes : publish.events()) {
-    proto::Event event;
+    if (!accepting_ || accepting_.use_count() > 1) accepting_ = std::make_shared<RoutedEvent>();
+    proto::Event& event = accepting_->event;
     if (!wire::parseFromPeer(event, bytes)) {
       counters_.set_bad_frames(counters_.bad_frames() + 1);
       log_.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
@@ -59,7 +60,7 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
     }
     const uint64_t seq = event.id().seq();
     if (seq != 0 && seq <= session.last_seq) continue;  // re-sent after a reconnect: routed already
-    Status accepted = acceptEvent(session, bytes, event);
+    Status accepted = acceptEvent(session, bytes, accepting_);
     if (seq > session.last_seq) {
       sessions_.recordAccepted(session, seq);  // and a PublishAck is due
     }
@@ -72,7 +73,9 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
   }
 }
 
-Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, proto::Event& event) {
+Status Agent::acceptEvent(ClientSession& session, const std::string& bytes,
+                          const std::shared_ptr<RoutedEvent>& routed) {
+  proto::Event& event = routed->event;
   if (event.id().seq() == 0 || !fromPublisher(session, event.id())) {
     return invalidArgument("event id must carry this client's origin and a sequence number > 0");
   }
@@ -138,14 +141,12 @@ Status Agent::acceptEvent(ClientSession& session, const std::string& bytes, prot
     session.sender_suffix = verified.SerializeAsString();
     session.sender = *sender;
   }
-  auto routed = std::make_shared<RoutedEvent>();
   std::string merged;
   merged.reserve(bytes.size() + session.sender_suffix.size());
   merged.append(bytes);
   merged.append(session.sender_suffix);
   routed->bytes = std::make_shared<const std::string>(std::move(merged));
   *event.mutable_sender() = session.sender;
-  routed->event = std::move(event);
   routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();

@@ -21,9 +21,8 @@ std::string encode(proto::Envelope& envelope) {
   return envelope.SerializeAsString();
 }
 
-Result<proto::Envelope> decode(const void* data, std::size_t size) {
+Status decodeInto(proto::Envelope& envelope, const void* data, std::size_t size) {
   if (size == 0) return invalidArgument("malformed frame: the frame is empty");
-  proto::Envelope envelope;
   if (!parseFromPeer(envelope, data, size)) {
     return invalidArgument("malformed frame: " + std::to_string(size) +
                            " bytes that do not parse as an ftb Envelope");
@@ -39,6 +38,12 @@ Result<proto::Envelope> decode(const void* data, std::size_t size) {
   if (envelope.body_case() == proto::Envelope::BODY_NOT_SET) {
     return invalidArgument("envelope carries no message, or a message type this peer does not know");
   }
+  return {};
+}
+
+Result<proto::Envelope> decode(const void* data, std::size_t size) {
+  proto::Envelope envelope;
+  if (Status s = decodeInto(envelope, data, size); !s.ok()) return s;
   return envelope;
 }
 

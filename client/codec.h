@@ -26,6 +26,9 @@ bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& by
 // kInvalidArgument for bytes that are not an Envelope or carry no body;
 // kFailedPrecondition (naming both versions) for another protocol version.
 Result<proto::Envelope> decode(const void* data, std::size_t size);
+// decode() into a message the caller owns (e.g. on an arena); `envelope` is
+// unspecified when it fails.
+Status decodeInto(proto::Envelope& envelope, const void* data, std::size_t size);
 
 proto::Envelope makeError(proto::Error::Code code, std::string message, uint64_t request_id);
 
