@@ -36,9 +36,8 @@ struct ClientSession {
   uint32_t client_instance = 0;
   std::string publisher_key;  // EventId::publisherKey() of this client's events
   std::optional<PeerCredentials> peer;
-  // `sender` as the agent stamps it on this client's events, and encoded as a
+  // The `sender` the agent stamps on this client's events, encoded as a
   // serialized Event holding only it (appended to each event's bytes).
-  proto::VerifiedSender sender;
   std::string sender_suffix;
   Principal principal;     // who the namespace policy sees
   bool may_publish = true;  // into event_space, by the policy (recomputed on reload)

@@ -25,7 +25,9 @@ namespace ftb::agent {
 using SharedBytes = std::shared_ptr<const std::string>;
 
 // An accepted event, parsed once, with the bytes forwarded to subscribers.
-// The parsed form lives only while the event is routed (or replayed).
+// The parsed form lives only while the event is routed (or replayed). The
+// verified sender is always in the bytes; the parsed form of a local
+// publisher's event lacks it (routing reads no sender).
 struct RoutedEvent {
   proto::Event event;
   SharedBytes bytes;
