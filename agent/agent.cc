@@ -30,11 +30,12 @@ bool agentAnswersAt(const std::string& endpoint) {
   ZmqContext context;
   Result<ZmqSocket> probe = ZmqSocket::open(context, ZmqType::kDealer);
   if (!probe.ok()) return false;
-  for (auto [option, value] : {std::pair{ZmqOption::kLinger, 0}, {ZmqOption::kImmediate, 1},
-                               {ZmqOption::kSendTimeout, 200}, {ZmqOption::kReceiveTimeout, 500}}) {
-    if (!probe->set(option, value).ok()) return false;
+  if (!probe->set({{ZmqOption::kLinger, 0}, {ZmqOption::kImmediate, 1},
+                   {ZmqOption::kSendTimeout, 200}, {ZmqOption::kReceiveTimeout, 500}})
+           .ok() ||
+      !probe->connect(endpoint).ok()) {
+    return false;
   }
-  if (!probe->connect(endpoint).ok()) return false;
   proto::Envelope status;
   status.mutable_status_request();
   ZmqMessage answer;
@@ -94,14 +95,14 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
 }
 
 Status Agent::bind() {
-  for (auto [option, value] : {std::pair<ZmqOption, int64_t>{ZmqOption::kRouterMandatory, 1},
-                               {ZmqOption::kLinger, 0},
-                               {ZmqOption::kSendHwm, static_cast<int64_t>(config_.socket_hwm)},
-                               {ZmqOption::kReceiveHwm, static_cast<int64_t>(config_.socket_hwm)},
-                               {ZmqOption::kMaxMessageSize, static_cast<int64_t>(maxFrameBytes())}}) {
-    if (Status s = socket_.set(option, value); !s.ok()) {
-      return internalError("cannot configure the agent socket: " + s.message());
-    }
+  const auto hwm = static_cast<int64_t>(config_.socket_hwm);
+  if (Status s = socket_.set({{ZmqOption::kRouterMandatory, 1},
+                              {ZmqOption::kLinger, 0},
+                              {ZmqOption::kSendHwm, hwm},
+                              {ZmqOption::kReceiveHwm, hwm},
+                              {ZmqOption::kMaxMessageSize, static_cast<int64_t>(maxFrameBytes())}});
+      !s.ok()) {
+    return internalError("cannot configure the agent socket: " + s.message());
   }
   for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
     if (endpoint.empty() || endpoint == "none") continue;

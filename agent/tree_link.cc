@@ -52,10 +52,12 @@ ZmqTreeTransport::Peer& ZmqTreeTransport::peer(const std::string& address) {
       if (!dealer.ok()) return dealer.status();
       slot->socket = std::move(dealer).value();
       ZmqSocket& s = slot->socket;
-      for (auto [option, value] : {std::pair{ZmqOption::kLinger, 200},  // let a Leave on shutdown go out
-                                   {ZmqOption::kSendHwm, 10000}, {ZmqOption::kReconnectInterval, 100},
-                                   {ZmqOption::kReconnectIntervalMax, 1000}}) {
-        if (Status st = s.set(option, value); !st.ok()) return st;
+      if (Status st = s.set({{ZmqOption::kLinger, 200},  // let a Leave on shutdown go out
+                             {ZmqOption::kSendHwm, 10000},
+                             {ZmqOption::kReconnectInterval, 100},
+                             {ZmqOption::kReconnectIntervalMax, 1000}});
+          !st.ok()) {
+        return st;
       }
       if (Status st = setCurve(s); !st.ok()) return st;
       return s.connect(address);
@@ -81,11 +83,12 @@ Result<std::string> ZmqTreeTransport::listenForProbes(const std::string& endpoin
     Result<ZmqSocket> router = ZmqSocket::open(*probe_context_, ZmqType::kRouter);
     if (!router.ok()) return router.status();
     probe_listener_ = std::move(router).value();
-    if (Status s = probe_listener_.set(ZmqOption::kLinger, 0); !s.ok()) return s;
     // Nothing is sent here (probes carry PINGs only) and nothing is read: a
     // peer that sends anyway has one message queued, no more. (No
     // ZMQ_MAXMSGSIZE: libzmq applies it to the PING commands too.)
-    if (Status s = probe_listener_.set(ZmqOption::kReceiveHwm, 1); !s.ok()) return s;
+    if (Status s = probe_listener_.set({{ZmqOption::kLinger, 0}, {ZmqOption::kReceiveHwm, 1}}); !s.ok()) {
+      return s;
+    }
     return probe_listener_.bind(endpoint);
   };
   if (Status s = listen(); !s.ok()) {
@@ -114,13 +117,16 @@ void ZmqTreeTransport::connectProbe(Peer& p, const std::string& address, const s
     Result<ZmqSocket> dealer = ZmqSocket::open(context, ZmqType::kDealer);
     if (!dealer.ok()) return dealer.status();
     p.probe = std::move(dealer).value();
-    for (auto [option, value] : {std::pair{ZmqOption::kLinger, 0}, {ZmqOption::kReconnectInterval, 100},
-                                 {ZmqOption::kReconnectIntervalMax, 1000}}) {
-      if (Status s = p.probe.set(option, value); !s.ok()) return s;
+    if (Status s = p.probe.set({{ZmqOption::kLinger, 0},
+                                {ZmqOption::kReconnectInterval, 100},
+                                {ZmqOption::kReconnectIntervalMax, 1000}});
+        !s.ok()) {
+      return s;
     }
     if (ping_.interval.count() > 0) {
-      if (Status s = p.probe.set(ZmqOption::kHeartbeatInterval, ping_.interval.count()); !s.ok()) return s;
-      if (Status s = p.probe.set(ZmqOption::kHeartbeatTimeout, ping_.timeout.count()); !s.ok()) return s;
+      Status s = p.probe.set({{ZmqOption::kHeartbeatInterval, ping_.interval.count()},
+                              {ZmqOption::kHeartbeatTimeout, ping_.timeout.count()}});
+      if (!s.ok()) return s;
     }
     watch(context, p, address);
     // The probe listener carries no data and takes no keys; the agent's own

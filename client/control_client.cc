@@ -85,8 +85,9 @@ Status ControlClient::Impl::open() {
   Result<ZmqSocket> dealer = ZmqSocket::open(context, ZmqType::kDealer);
   if (!dealer.ok()) return dealer.status();
   socket = std::move(dealer).value();
-  if (Status s = socket.set(ZmqOption::kLinger, 0); !s.ok()) return s;
-  if (Status s = socket.set(ZmqOption::kReconnectInterval, 100); !s.ok()) return s;
+  if (Status s = socket.set({{ZmqOption::kLinger, 0}, {ZmqOption::kReconnectInterval, 100}}); !s.ok()) {
+    return s;
+  }
   Result<ZmqMonitor> watched = ZmqMonitor::watch(
       context, socket,
       {ZmqLinkEvent::kConnected, ZmqLinkEvent::kConnectRetried, ZmqLinkEvent::kDisconnected,

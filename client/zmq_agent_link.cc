@@ -35,11 +35,14 @@ class ZmqAgentLink final : public AgentLink {
     // (the SDK waits for the HelloReply); what libzmq still holds from before
     // a disconnect reaches the next agent ahead of our Hello, is refused there
     // ("send Hello first") and re-sent from the PublishBuffer after the Hello.
-    for (auto [option, value] : {std::pair{ZmqOption::kLinger, 0}, {ZmqOption::kImmediate, 0},
-                                 {ZmqOption::kReconnectInterval, 100},
-                                 {ZmqOption::kReconnectIntervalMax, 1000},
-                                 {ZmqOption::kSendHwm, 1000}, {ZmqOption::kReceiveHwm, 100000}}) {
-      if (Status s = socket_.set(option, value); !s.ok()) return s;
+    if (Status s = socket_.set({{ZmqOption::kLinger, 0},
+                                {ZmqOption::kImmediate, 0},
+                                {ZmqOption::kReconnectInterval, 100},
+                                {ZmqOption::kReconnectIntervalMax, 1000},
+                                {ZmqOption::kSendHwm, 1000},
+                                {ZmqOption::kReceiveHwm, 100000}});
+        !s.ok()) {
+      return s;
     }
     if (!curve_.server_key.empty() && endpoint_.rfind("tcp://", 0) == 0) {
       Status s = socket_.setCurveClient(curve_.server_key, curve_.public_key, curve_.secret_key);
@@ -62,9 +65,10 @@ class ZmqAgentLink final : public AgentLink {
 
   bool wait(std::chrono::milliseconds timeout) override {
     // A signal meant for the host program ends the wait early; the loop looks again.
-    const std::size_t count = items_[0].descriptor < 0 ? 0 : 1;
-    if (!zmqPoll(std::span(items_).subspan(1 - count), timeout)) return false;
-    return count == 1 && items_[0].readable;
+    const bool with_wake = items_[0].descriptor >= 0;  // -1: no wake-up descriptor
+    const std::span<ZmqPollItem> polled = with_wake ? std::span(items_) : std::span(items_).subspan(1);
+    if (!zmqPoll(polled, timeout)) return false;
+    return with_wake && items_[0].readable;
   }
 
   void afterWait() override {

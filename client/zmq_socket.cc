@@ -180,6 +180,13 @@ Status ZmqSocket::set(ZmqOption option, int64_t value) {
   return rc == 0 ? Status() : lastFailure();
 }
 
+Status ZmqSocket::set(std::initializer_list<std::pair<ZmqOption, int64_t>> options) {
+  for (const auto& [option, value] : options) {
+    if (Status s = set(option, value); !s.ok()) return s;
+  }
+  return {};
+}
+
 Status ZmqSocket::set(ZmqTextOption option, const std::string& value) {
   return zmq_setsockopt(socket_, textOption(option), value.data(), value.size()) == 0 ? Status()
                                                                                        : lastFailure();

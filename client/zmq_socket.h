@@ -115,6 +115,9 @@ class ZmqSocket {
   void close();
 
   Status set(ZmqOption option, int64_t value);
+  // Several, in order; the first refusal ends it.
+  //   socket.set({{ZmqOption::kLinger, 0}, {ZmqOption::kSendHwm, 1000}});
+  Status set(std::initializer_list<std::pair<ZmqOption, int64_t>> options);
   Status set(ZmqTextOption option, const std::string& value);
   // The three keys of a Curve client: encrypted, and authenticated by `secret_key`.
   Status setCurveClient(const std::string& server_key, const std::string& public_key,

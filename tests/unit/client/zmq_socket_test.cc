@@ -73,6 +73,8 @@ BOOST_AUTO_TEST_CASE(options_and_endpoints_that_libzmq_refuses_are_a_status) {
   BOOST_TEST(!bad.ok());
   BOOST_TEST(!bad.message().empty());
   BOOST_TEST(!socket.set(ZmqTextOption::kCurveServerKey, "short").ok());
+  BOOST_TEST(socket.set({{ZmqOption::kSendHwm, 10}, {ZmqOption::kReceiveHwm, 10}}).ok());
+  BOOST_TEST(!socket.set({{ZmqOption::kLinger, 0}, {ZmqOption::kHeartbeatInterval, -1}}).ok());
   BOOST_REQUIRE(socket.bind("tcp://127.0.0.1:0").ok());
   const std::string where = socket.lastEndpoint();
   BOOST_TEST(where.rfind("tcp://127.0.0.1:", 0) == 0u);
