@@ -88,4 +88,6 @@ const char* ftbckpt_last_error(void) { return g_last_error.c_str(); }
 
 MPI_Comm ftbckpt_comm(void) { return g_runtime ? g_runtime->comm() : MPI_COMM_NULL; }
 
+const char* ftbckpt_node(void) { return g_runtime ? g_runtime->node().c_str() : nullptr; }
+
 }  // extern "C"

@@ -13,36 +13,13 @@
 #include <optional>
 #include <vector>
 
-#include "components/mpi_bridge/aligned_buffer.h"
 #include "components/mpi_bridge/blob.h"
-#include "components/mpi_bridge/ckpt_format.h"
-#include "components/mpi_bridge/codec.h"
+#include "components/mpi_bridge/group_encode.h"
 #include "components/mpi_bridge/job.h"
+#include "components/mpi_bridge/node_encoder.h"
 #include "components/mpi_bridge/shm_segment.h"
 
 namespace ftb::mpi_bridge {
-
-struct WriteReport {
-  bool pending = false;  // asynchronous: the group part still runs (finishPending())
-  uint64_t bytes = 0;  // this rank's protected bytes
-  uint64_t stored = 0;  // bytes this rank stored (own + partner + parity)
-  const uint8_t* blob = nullptr;  // the blob in shared memory (valid until the slot is reused)
-  uint32_t blob_crc = 0;
-};
-
-// A checkpoint between its local part (L1 written) and its group part.
-struct PendingWrite {
-  CkptMeta meta;
-  uint8_t* file = nullptr;
-  int pos = 0;
-  int g = 0;
-  bool partner_out = false;  // L2: my blob goes to my successor
-  bool partner_in = false;   // L2: my predecessor's blob comes to me
-  GroupCode code;
-  std::size_t meta_size = 0;
-  std::size_t total = 0;
-  WriteReport report;
-};
 
 class CheckpointWriter {
  public:
@@ -52,10 +29,15 @@ class CheckpointWriter {
   // From now on the group part of L2-L4 checkpoints runs on a background
   // thread (needs MPI_THREAD_MULTIPLE): write() returns once L1 is written.
   void enableAsync();
+  // From now on the group part of L2-L4 checkpoints is handed to the node's
+  // dedicated encoder (FTBCKPT_ENCODER=node): write() returns once L1 is written.
+  void enableNodeEncoder(MPI_Comm node_comm) { node_encoder_.emplace(node_comm); }
   // Waits for an asynchronous checkpoint; its error if it failed anywhere
   // (then its id must be written again: its slot holds no complete checkpoint).
   Status finishPending();
-  bool hasPending() const { return pending_result_.valid(); }
+  bool hasPending() const { return pending_result_.valid() || (node_encoder_ && node_encoder_->busy()); }
+  // Whether a pending group part is still running (not merely uncollected). Never blocks.
+  bool backgroundBusy();
   int64_t pendingId() const { return pending_id_; }
 
   // Fails on every rank if it failed on any (the message says whether locally).
@@ -74,19 +56,21 @@ class CheckpointWriter {
   // Unlinks this rank's slot files (end of a job that needs no relaunch).
   void removeAll();
 
+  // The application's end: the node's encoder, if any, is told (collective
+  // with the node's other ranks). After finishPending().
+  void finish() {
+    if (node_encoder_) node_encoder_->finish();
+  }
+
  private:
   // Phase 1 on the job's communicators: layout, file, L1, checksums.
   Result<PendingWrite> prepare(int64_t ckpt_id, int64_t iteration, Level level, const std::vector<Protected>& buffers,
                                const std::string& leaving_node);
-  // Phase 2 on `comm` (the group): partner copy or parity, meta, complete mark.
-  Status complete(PendingWrite& p, MPI_Comm comm);
-  Status encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g, MPI_Comm comm);
 
   const Job& job_;
   std::optional<ShmSegment> slots_[2];
-  XorCodec xor_;
-  RsCodec rs_;
-  AlignedBuffer recv_;  // the parity exchange's pipeline stages
+  GroupEncoder encoder_;  // the group part when this rank (or its async thread) runs it
+  std::optional<NodeEncoderLink> node_encoder_;
   MPI_Comm async_comm_ = MPI_COMM_NULL;
   MPI_Comm async_group_comm_ = MPI_COMM_NULL;
   std::future<Status> pending_result_;

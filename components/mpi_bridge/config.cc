@@ -134,6 +134,18 @@ Result<Config> configFromEnvironment() {
   }
   if (const char* v = env("FTBCKPT_AGENT")) c.agent = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_ASYNC")) c.async = std::string(v) != "0";
+  if (const char* v = env("FTBCKPT_ENCODER")) {
+    const std::string encoder = v;
+    if (encoder != "rank" && encoder != "node") {
+      return invalidArgument("FTBCKPT_ENCODER=" + encoder + ": 'rank' (each rank encodes) or 'node' (a dedicated "
+                             "encoder process per node)");
+    }
+    c.node_encoder = encoder == "node";
+  }
+  if (c.async && c.node_encoder) {
+    return invalidArgument("FTBCKPT_ASYNC=1 and FTBCKPT_ENCODER=node exclude each other: the node's encoder "
+                           "already takes the group part off the ranks");
+  }
   if (const char* v = env("FTB_CORR_ID")) c.corr_id = v;
   return c;
 }

@@ -29,8 +29,14 @@
  * FTBCKPT_FLUSH_DIR, FTBCKPT_FLUSH_MBPS, FTBCKPT_NODE_MAP, FTBCKPT_DOMAIN_MAP,
  * FTB_NODE_NAME, FTB_JOB_ID, FTB_CORR_ID, FTB_AGENT_ENDPOINT.
  *
- * Every call is collective over the communicator given to ftbckpt_init, except
- * ftbckpt_protect, ftbckpt_last_error and ftbckpt_restart_available.
+ * With FTBCKPT_ENCODER=node the lowest process of every node in the
+ * communicator given to ftbckpt_init becomes the node's dedicated encoder: it
+ * never returns from ftbckpt_init (it exits when the application's ranks have
+ * finalized), and the application computes on ftbckpt_comm(), which leaves the
+ * encoders out.
+ *
+ * Every call is collective over ftbckpt_comm(), except
+ * ftbckpt_protect, ftbckpt_last_error, ftbckpt_restart_available, ftbckpt_comm and ftbckpt_node.
  * Return codes: FTBCKPT_SUCCESS or a negative FTBCKPT_E* code; ftbckpt_last_error()
  * says what happened. Not thread-safe: call from the thread that calls MPI.
  */
@@ -87,6 +93,9 @@ const char* ftbckpt_last_error(void);
  * builds a new one. Take it after ftbckpt_init (in a replacement process it is
  * not MPI_COMM_WORLD) and again after every ftbckpt_loop. */
 MPI_Comm ftbckpt_comm(void);
+/* The node this rank runs on, as the runtime names it (FTBCKPT_NODE_MAP entry,
+ * FTB_NODE_NAME or the hostname); NULL before ftbckpt_init. */
+const char* ftbckpt_node(void);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,9 @@ class Runtime {
   // The job's communicator: the one given to create(), until a run-through
   // recovery (ulfm_recovery.h) replaces it. Take it again after every loop().
   virtual MPI_Comm comm() const = 0;
+  // The node this rank runs on, as the runtime names it (FTBCKPT_NODE_MAP,
+  // FTB_NODE_NAME or the hostname).
+  virtual const std::string& node() const = 0;
 
   // FMI-style: the iteration to execute next (restoring on the first call if
   // there is data), or kExit. Checkpoints when the interval, Young/Daly or a

@@ -13,7 +13,8 @@ namespace {
 constexpr auto kSpinBeforeNap = std::chrono::microseconds(50);
 constexpr auto kNap = std::chrono::microseconds(20);
 
-// Every rank's `name`, in rank order (fixed-width records keep it to one collective).
+}  // namespace
+
 std::vector<std::string> gatherNames(const std::string& name, MPI_Comm comm, int size) {
   constexpr int kWidth = 256;
   std::vector<char> mine(kWidth, 0), all(static_cast<std::size_t>(kWidth) * size);
@@ -23,10 +24,18 @@ std::vector<std::string> gatherNames(const std::string& name, MPI_Comm comm, int
   for (int r = 0; r < size; ++r) names.emplace_back(&all[static_cast<std::size_t>(r) * kWidth]);
   return names;
 }
-}
 
 std::string Job::shmName(int slot) const {
   return "/ftbckpt-" + config.job_id + "-" + node + "-r" + std::to_string(rank) + "-s" + std::to_string(slot);
+}
+
+Groups groupsOfPlacement(const std::vector<std::string>& node_of_rank, const Config& config) {
+  std::vector<std::string> domains;
+  for (const std::string& node_name : node_of_rank) {
+    auto d = config.domain_of_node.find(node_name);
+    domains.push_back(d == config.domain_of_node.end() ? node_name : d->second);
+  }
+  return formGroups(domains, config.group_size);
 }
 
 Result<Job> makeJob(MPI_Comm comm, Config config) {
@@ -47,12 +56,7 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);
   job.host_of_rank = gatherNames(std::string(host, static_cast<std::size_t>(host_length)), comm, job.size);
-  std::vector<std::string> domains;
-  for (const std::string& node_name : job.node_of_rank) {
-    auto d = job.config.domain_of_node.find(node_name);
-    domains.push_back(d == job.config.domain_of_node.end() ? node_name : d->second);
-  }
-  job.groups = formGroups(domains, job.config.group_size);
+  job.groups = groupsOfPlacement(job.node_of_rank, job.config);
   if (job.rank == 0) {
     std::string alone;
     for (const auto& members : job.groups.members) {

@@ -35,6 +35,13 @@ struct Job {
 
 Result<Job> makeJob(MPI_Comm comm, Config config);
 
+// The groups of a placement: members of a group sit in distinct failure
+// domains (FTBCKPT_DOMAIN_MAP, else nodes), at most FTBCKPT_GROUP_SIZE each.
+Groups groupsOfPlacement(const std::vector<std::string>& node_of_rank, const Config& config);
+
+// Every rank's `name`, in rank order. Collective over `comm` (of `size` ranks).
+std::vector<std::string> gatherNames(const std::string& name, MPI_Comm comm, int size);
+
 // Group exchanges (parity encoding, rebuilds) move data in chunks of this
 // size, small enough that a chunk is still in the core's cache when it is
 // encoded or decoded; `kStages` chunks are received at once, and sends run up

@@ -18,6 +18,7 @@
 #include "components/mpi_bridge/flusher.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
 #include "components/mpi_bridge/job.h"
+#include "components/mpi_bridge/node_encoder.h"
 #include "components/mpi_bridge/schedule.h"
 #include "components/mpi_bridge/ulfm_recovery.h"
 
@@ -59,8 +60,10 @@ struct Answer {
 
 class RuntimeImpl : public Runtime {
  public:
-  explicit RuntimeImpl(Job job)
+  // node_comm: this rank's node and its dedicated encoder (FTBCKPT_ENCODER=node), else MPI_COMM_NULL.
+  RuntimeImpl(Job job, MPI_Comm node_comm)
       : job_(std::move(job)),
+        node_comm_(node_comm),
         writer_(job_),
         flusher_(job_.config.flush_dir.empty()
                      ? nullptr
@@ -77,6 +80,7 @@ class RuntimeImpl : public Runtime {
       }
       writer_.enableAsync();
     }
+    if (node_comm_ != MPI_COMM_NULL) writer_.enableNodeEncoder(node_comm_);
     bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node);
     int disconnected = bridge_->connected() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
@@ -301,6 +305,7 @@ class RuntimeImpl : public Runtime {
   }
 
   MPI_Comm comm() const override { return job_.comm; }
+  const std::string& node() const override { return job_.node; }
 
   // ULFM run-through (ulfm_recovery.h): the survivors repair the communicator
   // with the replacements, then every rank restores the newest checkpoint on
@@ -351,6 +356,7 @@ class RuntimeImpl : public Runtime {
 
   int finalize() override {
     (void)finishAsync();
+    writer_.finish();
     if (flusher_) flusher_->wait();
     if (!relaunch_pending_) {
       writer_.removeAll();
@@ -395,7 +401,7 @@ class RuntimeImpl : public Runtime {
           copyField(a.corr, sizeof a.corr, r.corr);
           copyField(a.source, sizeof a.source, r.source);
         } else if (schedule_) {
-          if (auto level = schedule_->due(iteration_, secondsNow(), writer_.hasPending())) {
+          if (auto level = schedule_->due(iteration_, secondsNow(), writer_.backgroundBusy())) {
             a.kind = Action::kPeriodic;
             a.level = static_cast<int32_t>(*level);
           }
@@ -558,6 +564,7 @@ class RuntimeImpl : public Runtime {
   }
 
   Job job_;
+  MPI_Comm node_comm_;
   std::vector<Protected> buffers_;
   CheckpointWriter writer_;
   std::unique_ptr<Flusher> flusher_;
@@ -586,9 +593,22 @@ class RuntimeImpl : public Runtime {
 Result<std::unique_ptr<Runtime>> Runtime::create(MPI_Comm comm, Config config) {
   // A replacement spawned by a run-through recovery joins the job's communicator here.
   if (Status s = UlfmRecovery::joinIfReplacement(comm, config); !s.ok()) return s;
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  if (config.node_encoder) {
+    if (kUlfmBuilt) {
+      // A replacement would have no encoder, and the encoders would keep the
+      // old group communicators: run-through recovery and encoders do not mix.
+      return failedPrecondition("FTBCKPT_ENCODER=node is not available in a build with run-through recovery (ULFM)");
+    }
+    auto layout = splitOffNodeEncoders(comm, config);
+    if (!layout) return layout.status();
+    if (layout->encoder) serveNodeThenExit(*layout, config);
+    comm = layout->own_kind;
+    node_comm = layout->node_comm;
+  }
   auto job = makeJob(comm, std::move(config));
   if (!job) return job.status();
-  auto rt = std::make_unique<RuntimeImpl>(std::move(*job));
+  auto rt = std::make_unique<RuntimeImpl>(std::move(*job), node_comm);
   if (Status s = rt->start(); !s.ok()) return s;
   return std::unique_ptr<Runtime>(std::move(rt));
 }

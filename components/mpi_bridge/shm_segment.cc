@@ -31,8 +31,12 @@ Result<ShmSegment> ShmSegment::create(const std::string& name, std::size_t bytes
   return ShmSegment(name, static_cast<uint8_t*>(p), bytes);
 }
 
-Result<ShmSegment> ShmSegment::open(const std::string& name) {
-  int fd = shm_open(name.c_str(), O_RDONLY, 0);
+Result<ShmSegment> ShmSegment::open(const std::string& name) { return openExisting(name, false); }
+
+Result<ShmSegment> ShmSegment::openForWriting(const std::string& name) { return openExisting(name, true); }
+
+Result<ShmSegment> ShmSegment::openExisting(const std::string& name, bool writable) {
+  int fd = shm_open(name.c_str(), writable ? O_RDWR : O_RDONLY, 0);
   if (fd < 0) {
     if (errno == ENOENT) return notFound(name);
     return internalError(errnoText("shm_open", name));
@@ -42,7 +46,8 @@ Result<ShmSegment> ShmSegment::open(const std::string& name) {
     close(fd);
     return notFound(name + " is empty");
   }
-  void* p = mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);  // read whole anyway
+  const int protection = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+  void* p = mmap(nullptr, st.st_size, protection, MAP_SHARED | MAP_POPULATE, fd, 0);  // read whole anyway
   close(fd);
   if (p == MAP_FAILED) return internalError(errnoText("mmap", name));
   return ShmSegment(name, static_cast<uint8_t*>(p), static_cast<std::size_t>(st.st_size));

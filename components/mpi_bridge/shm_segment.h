@@ -16,6 +16,9 @@ class ShmSegment {
   static Result<ShmSegment> create(const std::string& name, std::size_t bytes);
   // Maps an existing object read-only; kNotFound if there is none.
   static Result<ShmSegment> open(const std::string& name);
+  // Maps an existing object read-write at its size (another process on the
+  // node fills in part of it); kNotFound if there is none.
+  static Result<ShmSegment> openForWriting(const std::string& name);
   static void remove(const std::string& name);
 
   ShmSegment(ShmSegment&& other) noexcept;
@@ -29,6 +32,7 @@ class ShmSegment {
   const std::string& name() const { return name_; }
 
  private:
+  static Result<ShmSegment> openExisting(const std::string& name, bool writable);
   ShmSegment(std::string name, uint8_t* data, std::size_t size) : name_(std::move(name)), data_(data), size_(size) {}
   std::string name_;
   uint8_t* data_ = nullptr;

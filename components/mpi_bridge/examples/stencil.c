@@ -72,28 +72,6 @@ static int parse(int argc, char** argv, struct options* o) {
   return 1;
 }
 
-/* The node this rank runs on, as the runtime sees it. */
-static const char* node_name(int rank, char* buf, size_t size) {
-  const char* map = getenv("FTBCKPT_NODE_MAP");
-  if (map && *map) {
-    const char* p = map;
-    for (int r = 0; r < rank && p; ++r) {
-      p = strchr(p, ',');
-      if (p) ++p;
-    }
-    if (p) {
-      size_t n = strcspn(p, ",");
-      if (n >= size) n = size - 1;
-      memcpy(buf, p, n);
-      buf[n] = 0;
-      return buf;
-    }
-  }
-  const char* env = getenv("FTB_NODE_NAME");
-  if (env && *env) return env;
-  gethostname(buf, size - 1);
-  return buf;
-}
 
 static void die(const char* what, int rc) {
   fprintf(stderr, "stencil: %s failed (%d): %s\n", what, rc, ftbckpt_last_error());
@@ -125,9 +103,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const int restarted = ftbckpt_restart_available();
-  char buf[256];
-  const int crash_here = o.crash_node && !(o.crash_once && restarted) &&
-                         !strcmp(o.crash_node, node_name(rank, buf, sizeof buf));
+  const int crash_here = o.crash_node && !(o.crash_once && restarted) && !strcmp(o.crash_node, ftbckpt_node());
 
   const int w = o.nx + 2, h = o.ny + 2;
   const size_t bytes = (size_t)w * h * sizeof(double);

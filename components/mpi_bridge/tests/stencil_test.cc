@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE mpi_bridge_stencil
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+
 #include "components/mpi_bridge/testing/mpi_job.h"
 #include "tests/support/agent_process.h"
 
@@ -150,4 +152,57 @@ BOOST_AUTO_TEST_CASE(asynchronous_checkpoints_survive_a_node_kill) {
   // 60 if its group part completed before the kill, else the previous one.
   BOOST_CHECK(!run.lineWith("stencil: resumed at iteration 60").empty() ||
               !run.lineWith("stencil: resumed at iteration 50").empty());
+}
+
+// FTBCKPT_ENCODER=node: the first process of each node is its encoder, so 12
+// processes on 4 nodes compute as the 8 ranks of kNodes (the same answer),
+// and the parity the encoders wrote rebuilds a lost node's two ranks.
+BOOST_AUTO_TEST_CASE(node_encoders_write_the_parity_that_survives_a_node_kill) {
+  auto job = makeJob("ST_ENC", "L4");
+  job.setEnv("FTBCKPT_ENCODER", "node");
+  job.setEnv("FTBCKPT_ENCODER_TRACE", "1");
+  Nodes with_encoders = {"n0", "n1", "n2", "n3"};
+  with_encoders.insert(with_encoders.end(), kNodes.begin(), kNodes.end());
+  MpiRun crashed = job.run(with_encoders, with(kArgs, {"--crash-at", "57", "--crash-node", "n2"}));
+  BOOST_TEST_INFO("mpirun output:\n" << crashed.output);
+  BOOST_REQUIRE_NE(crashed.exit_code, 0);
+  // The encoders, not the ranks, completed the checkpoints: n0's encoder did
+  // the group part of application ranks 0 and 4 (world ranks 4 and 8) for
+  // checkpoint 3 (iteration 40), which ended before checkpoint 4 was handed off.
+  BOOST_CHECK(!crashed.lineWith("ftbckpt: encoder of node n0: checkpoint 3 of ranks 0,4 complete").empty());
+  job.wipeNode("n2");
+  Nodes spare = with_encoders;
+  std::replace(spare.begin(), spare.end(), std::string("n2"), std::string("spare"));
+  MpiRun run = job.run(spare, kArgs);
+  BOOST_CHECK_EQUAL(resultOf(run), failureFree());
+  // 50 if the encoders completed checkpoint 4 (iteration 50) before the kill
+  // at 57, else 40: the ranks computed on while their encoders worked.
+  BOOST_CHECK(!run.lineWith("stencil: resumed at iteration 50").empty() ||
+              !run.lineWith("stencil: resumed at iteration 40").empty());
+}
+
+// A schedule of encoded levels only: each checkpoint is due again once its
+// encoders are done with the previous one (not only after an L1 collected it).
+BOOST_AUTO_TEST_CASE(a_schedule_without_l1_keeps_checkpointing_through_the_node_encoders) {
+  auto job = makeJob("ST_ENCS", "L3");
+  job.setEnv("FTBCKPT_ENCODER", "node");
+  job.setEnv("FTBCKPT_ENCODER_TRACE", "1");
+  job.setEnv("FTBCKPT_SCHEDULE", "L3:10");
+  Nodes with_encoders = {"n0", "n1", "n2", "n3"};
+  with_encoders.insert(with_encoders.end(), kNodes.begin(), kNodes.end());
+  MpiRun run = job.run(with_encoders, {"--nx", "96", "--ny", "64", "--iterations", "120", "--iteration-ms", "2"});
+  BOOST_CHECK_EQUAL(resultOf(run), failureFree());
+  // 2 ms per iteration: every 10 iterations is 20 ms, far longer than an encode
+  // of this grid, so at least 9 of the 11 due checkpoints are taken.
+  BOOST_CHECK(!run.lineWith("ftbckpt: encoder of node n0: checkpoint 8 of ranks 0,4 complete").empty());
+}
+
+BOOST_AUTO_TEST_CASE(node_encoders_need_an_application_rank_on_every_node) {
+  auto job = makeJob("ST_ENC1", "L3");
+  job.setEnv("FTBCKPT_ENCODER", "node");
+  MpiRun run = job.run({"n0", "n1", "n1"}, kArgs);
+  BOOST_TEST_INFO("mpirun output:\n" << run.output);
+  BOOST_CHECK_NE(run.exit_code, 0);
+  BOOST_CHECK(run.output.find("FTBCKPT_ENCODER=node needs two processes or more on every node") != std::string::npos);
+  BOOST_CHECK(run.output.find("node n0 has one") != std::string::npos);
 }

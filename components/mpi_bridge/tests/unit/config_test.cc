@@ -142,3 +142,29 @@ BOOST_AUTO_TEST_CASE(a_schedule_is_validated_with_the_rest_of_the_configuration)
     BOOST_CHECK(configFromEnvironment().ok());
   }
 }
+
+BOOST_AUTO_TEST_CASE(the_encoder_is_the_rank_unless_a_node_encoder_is_asked_for) {
+  {
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK(!c->node_encoder);
+  }
+  {
+    Env env({{"FTBCKPT_ENCODER", "node"}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK(c->node_encoder);
+  }
+  {
+    Env env({{"FTBCKPT_ENCODER", "head"}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(!c.ok());
+    BOOST_CHECK(c.status().message().find("FTBCKPT_ENCODER=head") != std::string::npos);
+  }
+  {
+    Env env({{"FTBCKPT_ENCODER", "node"}, {"FTBCKPT_ASYNC", "1"}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(!c.ok());
+    BOOST_CHECK(c.status().message().find("exclude each other") != std::string::npos);
+  }
+}
