@@ -52,6 +52,7 @@ Status saveJobRecord(const std::string& path, const JobRecord& r) {
   line("mpirun", r.mpirun);
   for (const auto& a : r.mpirun_args) line("mpirun_arg", a);
   if (r.run_through) line("run_through", "1");
+  if (r.node_encoders) line("node_encoders", "1");
   for (const auto& p : r.program) line("program", p);
   line("started", std::to_string(r.started));
   line("process_failures", std::to_string(r.process_failures));
@@ -117,6 +118,7 @@ Result<JobRecord> loadJobRecord(const std::string& path) {
     else if (key == "mpirun") r.mpirun = value;
     else if (key == "mpirun_arg") r.mpirun_args.push_back(value);
     else if (key == "run_through") r.run_through = value == "1";
+    else if (key == "node_encoders") r.node_encoders = value == "1";
     else if (key == "program") r.program.push_back(value);
     else if (key == "started") { if (Status s = number_of(&r.started); !s.ok()) return s; }
     else if (key == "process_failures") { if (Status s = number_of(&r.process_failures); !s.ok()) return s; }

@@ -33,6 +33,7 @@ struct JobRecord {
   std::string mpirun;
   std::vector<std::string> mpirun_args;
   bool run_through = false;  // ftb-run --run-through
+  bool node_encoders = false;  // ftb-run --node-encoders
   std::vector<std::string> program;  // the MPI program and its arguments
   // The job's failure history, across runs, for the runtime's "auto" schedule
   // (FTB_FAILURES, FTB_JOB_STARTED in docs/RECOVERY_EVENTS.md):

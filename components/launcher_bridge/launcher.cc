@@ -71,11 +71,13 @@ void Launcher::publishNodeStates(const std::string& corr) {
 
 Status Launcher::launch() {
   MpiJobSpec spec = options_.job;
-  spec.host_list = table_.hostList();
-  spec.ranks = table_.rankCount();
+  const bool encoders = options_.node_encoders;
+  spec.host_list = table_.hostList(encoders);
+  spec.ranks = table_.rankCount() + (encoders ? static_cast<int>(splitList(spec.host_list).size()) : 0);
   spec.env["FTB_JOB_ID"] = options_.job_id;
-  spec.env["FTB_RANK_HOSTS"] = table_.rankHosts();
-  spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap();
+  spec.env["FTB_RANK_HOSTS"] = table_.rankHosts(encoders);
+  spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap(encoders);
+  if (encoders) spec.env["FTBCKPT_ENCODER"] = "node";
   spec.env["FTB_RESTART_ATTEMPT"] = std::to_string(attempt_);
   spec.env["FTB_FAILURES"] = failuresText();
   spec.env["FTB_JOB_STARTED"] = std::to_string(started_);

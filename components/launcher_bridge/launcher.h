@@ -49,6 +49,10 @@ struct LauncherOptions {
   // it) and is relaunched as without the option.
   bool run_through = false;
   int run_through_deadline_ms = 15000;
+  // --node-encoders: every job node runs one process more, the first of its
+  // block, as the node's dedicated checkpoint encoder (FTBCKPT_ENCODER=node);
+  // ranks keep their numbers (the runtime leaves the encoders out).
+  bool node_encoders = false;
   // Every rank of the run said FTB_RANK_FINISHED: mpirun has this long to exit
   // before it is ended and the run counted as finished (MPI_Finalize can hang
   // after a ULFM recovery).

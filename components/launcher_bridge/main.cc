@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
   app.add_flag("--run-through", options.run_through,
                "The MPI runs through a rank's death (Open MPI 5 with ULFM: adds --with-ft ulfm): the runtime "
                "replaces the rank within the run; the relaunch path only when it cannot");
+  app.add_flag("--node-encoders", options.node_encoders,
+               "One more process per node as its dedicated checkpoint encoder (FTBCKPT_ENCODER=node): the ranks "
+               "hand it the partner copies and parity of their checkpoints and compute on");
   app.add_option("--run-through-deadline-ms", options.run_through_deadline_ms,
                  "How long a rank's death may go without the runtime's FTB_RUN_THROUGH computing before the "
                  "job is relaunched")
@@ -168,6 +171,7 @@ int main(int argc, char** argv) {
     if (program.empty()) program = record->program;
     if (options.job.mpirun_args.empty()) options.job.mpirun_args = record->mpirun_args;
     options.run_through = options.run_through || record->run_through;
+    options.node_encoders = options.node_encoders || record->node_encoders;
     options.resumed_from = *record;
   }
   if (!adopt_job.empty()) {
@@ -186,6 +190,7 @@ int main(int argc, char** argv) {
     options.job.mpirun = journal->mpirun;
     options.job.mpirun_args = journal->mpirun_args;
     options.run_through = journal->run_through;
+    options.node_encoders = journal->node_encoders;
     ranks_per_node = journal->ranks_per_node;
     options.adopt = *journal;
   }
@@ -251,6 +256,7 @@ int main(int argc, char** argv) {
   options.record.mpirun = options.job.mpirun;
   options.record.mpirun_args = options.job.mpirun_args;
   options.record.run_through = options.run_through;
+  options.record.node_encoders = options.node_encoders;
   options.record.program = program;
   options.job.program = {selfPath(), "--rank-exec", "--"};
   options.job.program.insert(options.job.program.end(), program.begin(), program.end());

@@ -190,29 +190,28 @@ std::vector<const NodeInfo*> inRankOrder(const std::vector<NodeInfo>& nodes) {
 }
 }  // namespace
 
-std::string NodeTable::hostList() const {
+std::string NodeTable::hostList(bool with_encoders) const {
   std::string out;
   for (const NodeInfo* n : inRankOrder(nodes_)) {
     if (!out.empty()) out += ',';
-    out += n->name + ":" + std::to_string(n->ranks.size());
+    out += n->name + ":" + std::to_string(n->ranks.size() + (with_encoders ? 1 : 0));
   }
   return out;
 }
 
-std::string NodeTable::rankHosts() const {
+std::string NodeTable::rankHosts(bool with_encoders) const {
   std::string out;
-  for (const NodeInfo* n : inRankOrder(nodes_)) {
-    for (int r : n->ranks) {
-      if (!out.empty()) out += ',';
-      out += std::to_string(r) + "=" + n->name;
-    }
+  int process = 0;
+  for (const std::string& node : splitList(nodeMap(with_encoders))) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(process++) + "=" + node;
   }
   return out;
 }
 
-std::string NodeTable::nodeMap() const {
+std::string NodeTable::nodeMap(bool with_encoders) const {
   std::vector<std::string> names;
-  for (const NodeInfo* n : inRankOrder(nodes_)) names.insert(names.end(), n->ranks.size(), n->name);
+  for (const NodeInfo* n : inRankOrder(nodes_)) names.insert(names.end(), n->ranks.size() + (with_encoders ? 1 : 0), n->name);
   return joinList(names);
 }
 

@@ -59,11 +59,14 @@ class NodeTable {
   int spareCount() const;
 
   // mpirun's host list in rank order, "n1:2,n4:2,n3:2".
-  std::string hostList() const;
-  // Host of each rank, "0=n1,1=n1,...": what FTB_RANK_HOSTS tells the ranks.
-  std::string rankHosts() const;
-  // Host of each rank in rank order, "n1,n1,n4,...": the runtime's FTBCKPT_NODE_MAP.
-  std::string nodeMap() const;
+  // with_encoders: every node runs one process more, the first of its block
+  // (its checkpoint encoder, FTBCKPT_ENCODER=node): "n1:3,n4:3,n3:3", and the
+  // lists below name a node for every process, encoders included.
+  std::string hostList(bool with_encoders = false) const;
+  // Host of each process, "0=n1,1=n1,...": what FTB_RANK_HOSTS tells the ranks.
+  std::string rankHosts(bool with_encoders = false) const;
+  // Host of each process in order, "n1,n1,n4,...": the runtime's FTBCKPT_NODE_MAP.
+  std::string nodeMap(bool with_encoders = false) const;
 
  private:
   NodeInfo* findMutable(std::string_view name);

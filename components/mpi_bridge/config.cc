@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
@@ -32,6 +33,25 @@ Result<double> parseSeconds(const char* name, const char* text) {
     return invalidArgument(std::string(name) + "='" + text + "' is not a non-negative number");
   }
   return v;
+}
+
+// "1", "2-3,5": CPU numbers, ascending or not, each at most once.
+Result<std::vector<int>> parseCpuList(const char* name, const std::string& text) {
+  std::vector<int> cpus;
+  auto bad = [&] { return invalidArgument(std::string(name) + "='" + text + "' is not a CPU list such as 1 or 2-3,5"); };
+  for (const std::string& part : split(text, ',')) {
+    const std::size_t dash = part.find('-');
+    const std::string low = part.substr(0, dash), high = dash == std::string::npos ? low : part.substr(dash + 1);
+    if (low.empty() || high.empty()) return bad();
+    auto first = parseNonNegative(name, low.c_str());
+    auto last = parseNonNegative(name, high.c_str());
+    if (!first || !last || *last < *first || *last >= 4096) return bad();
+    for (long c = *first; c <= *last; ++c) {
+      if (std::find(cpus.begin(), cpus.end(), c) != cpus.end()) return bad();
+      cpus.push_back(static_cast<int>(c));
+    }
+  }
+  return cpus;
 }
 
 }  // namespace
@@ -141,6 +161,11 @@ Result<Config> configFromEnvironment() {
                              "encoder process per node)");
     }
     c.node_encoder = encoder == "node";
+  }
+  if (const char* v = env("FTBCKPT_ENCODER_CPUS")) {
+    auto cpus = parseCpuList("FTBCKPT_ENCODER_CPUS", v);
+    if (!cpus) return cpus.status();
+    c.encoder_cpus = std::move(*cpus);
   }
   if (c.async && c.node_encoder) {
     return invalidArgument("FTBCKPT_ASYNC=1 and FTBCKPT_ENCODER=node exclude each other: the node's encoder "

@@ -1,6 +1,9 @@
 #include "components/mpi_bridge/node_encoder.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -276,6 +279,17 @@ Result<NodeEncoderLayout> splitOffNodeEncoders(MPI_Comm world, Config& config) {
 }
 
 void serveNodeThenExit(const NodeEncoderLayout& layout, const Config& config) {
+  if (!config.encoder_cpus.empty()) {
+    // The cores set aside for encoding (FTI gives its head a core of its own);
+    // without them it still encodes, wherever the MPI placed it.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : config.encoder_cpus) CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+      std::fprintf(stderr, "ftbckpt: encoder of node %s: cannot move to FTBCKPT_ENCODER_CPUS: %s\n",
+                   layout.node.c_str(), std::strerror(errno));
+    }
+  }
   Status s = serveNode(layout, config);
   if (!s.ok()) std::fprintf(stderr, "ftbckpt: encoder of node %s: %s\n", layout.node.c_str(), s.message().c_str());
   MPI_Finalize();

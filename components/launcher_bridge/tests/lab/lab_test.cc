@@ -102,6 +102,29 @@ BOOST_AUTO_TEST_CASE(fan_failure_on_n2_moves_its_ranks_to_the_spare) {
   lab.require(ftb::ipmi::testing::named("FTB_IPMI_NORMAL", "n2"), "FTB_IPMI_NORMAL of n2");
 }
 
+// --node-encoders: each node runs a third process, its checkpoint encoder,
+// which does the partner copies of the migration's L2 checkpoint; the moved
+// ranks are rebuilt from them on the spare (with its own encoder) and the
+// answer is the same as without encoders.
+BOOST_AUTO_TEST_CASE(with_node_encoders_a_fan_failure_still_moves_the_ranks_to_the_spare) {
+  if (skipped()) return;
+  const std::string expected = baseline();
+  Lab lab;
+  pid_t pid = lab.start("ENC", {"--spares", "n4", "--node-encoders"});
+  lab.awaitComputing("ENC");
+  Event launched = lab.require(is("FTB_JOB_STATE", {{"state", "launched"}}), "the launch");
+  BOOST_TEST(launched.payload.find("on n1:3,n2:3,n3:3 ") != std::string::npos, launched.payload);
+  lab.bmcs["n2"]->command("sensor_set_value 0x20 0 3 0 1");  // FAN1 to 0 RPM
+  Event decision = lab.require(is("FTB_DECISION", {{"action", "migrate"}, {"node", "n2"}}), "the migrate decision");
+  BOOST_TEST(tag(decision, "target") == "n4");
+  BOOST_TEST(tag(decision, "ranks") == "2,3");  // ranks keep their numbers: the encoders are none
+  const std::string corr = tag(decision, "corr");
+  Event relaunched = lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
+  BOOST_TEST(relaunched.payload.find("on n1:3,n4:3,n3:3") != std::string::npos, relaunched.payload);
+  lab.requireRestored(corr, {2, 3});
+  BOOST_TEST(lab.finish(pid) == expected);
+}
+
 // ftb-run itself SIGKILLed mid-run: the job computes on unmanaged under its
 // keeper; `ftb-run --adopt` takes it over from the journal without restarting
 // it, and a fan failure after that still migrates n2's ranks to the spare.

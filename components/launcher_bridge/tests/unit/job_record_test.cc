@@ -37,6 +37,7 @@ JobRecord sample() {
   r.mpirun = "mpirun";
   r.mpirun_args = {"--mca", "btl self,vader,tcp"};
   r.run_through = true;
+  r.node_encoders = true;
   r.program = {"/usr/bin/stencil", "--iterations", "100", "an argument with = and spaces"};
   r.keeper_pid = 4242;
   r.exit_file = "/var/lib/ftb-run/J7.exit";
@@ -84,6 +85,7 @@ BOOST_AUTO_TEST_CASE(a_saved_record_reads_back_the_same) {
   BOOST_CHECK_EQUAL(r->mpirun, want.mpirun);
   BOOST_TEST(r->mpirun_args == want.mpirun_args, boost::test_tools::per_element());
   BOOST_CHECK_EQUAL(r->run_through, want.run_through);
+  BOOST_CHECK_EQUAL(r->node_encoders, want.node_encoders);
   BOOST_TEST(r->program == want.program, boost::test_tools::per_element());
   BOOST_CHECK_EQUAL(r->keeper_pid, want.keeper_pid);
   BOOST_CHECK_EQUAL(r->exit_file, want.exit_file);

@@ -24,6 +24,16 @@ BOOST_AUTO_TEST_CASE(deals_ranks_in_blocks_and_keeps_spares_empty) {
   BOOST_TEST(t.find("n5") == nullptr);
 }
 
+BOOST_AUTO_TEST_CASE(node_encoders_add_one_process_first_in_every_block) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.hostList(true) == "n1:3,n2:3,n3:3");
+  BOOST_TEST(t.nodeMap(true) == "n1,n1,n1,n2,n2,n2,n3,n3,n3");
+  BOOST_TEST(t.rankHosts(true) == "0=n1,1=n1,2=n1,3=n2,4=n2,5=n2,6=n3,7=n3,8=n3");
+  BOOST_TEST(t.rankCount() == 6);  // the encoders are no ranks
+  BOOST_TEST(t.moveRanks("n2", "n4").ok());
+  BOOST_TEST(t.hostList(true) == "n1:3,n4:3,n3:3");  // the spare gets its encoder too
+}
+
 BOOST_AUTO_TEST_CASE(refuses_bad_tables) {
   BOOST_TEST(!NodeTable::create({}, {"n4"}, 2).ok());
   BOOST_TEST(!NodeTable::create({"n1", "n1"}, {}, 2).ok());

@@ -162,6 +162,18 @@ BOOST_AUTO_TEST_CASE(the_encoder_is_the_rank_unless_a_node_encoder_is_asked_for)
     BOOST_CHECK(c.status().message().find("FTBCKPT_ENCODER=head") != std::string::npos);
   }
   {
+    Env env({{"FTBCKPT_ENCODER", "node"}, {"FTBCKPT_ENCODER_CPUS", "1,4-6"}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK((c->encoder_cpus == std::vector<int>{1, 4, 5, 6}));
+  }
+  for (const char* bad : {"x", "3-1", "1,1", "2-", ",", "-1"}) {
+    Env env({{"FTBCKPT_ENCODER_CPUS", bad}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE_MESSAGE(!c.ok(), bad);
+    BOOST_CHECK(c.status().message().find("is not a CPU list") != std::string::npos);
+  }
+  {
     Env env({{"FTBCKPT_ENCODER", "node"}, {"FTBCKPT_ASYNC", "1"}});
     auto c = configFromEnvironment();
     BOOST_REQUIRE(!c.ok());
