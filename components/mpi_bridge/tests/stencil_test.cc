@@ -49,6 +49,16 @@ std::string failureFree() {
   return result;
 }
 
+// With FTBCKPT_ENCODER=node: one process more per node, placed first, as its encoder.
+Nodes withEncoders(const Nodes& ranks) {
+  Nodes nodes;
+  for (const auto& n : ranks) {
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  }
+  nodes.insert(nodes.end(), ranks.begin(), ranks.end());
+  return nodes;
+}
+
 // Runs until the ranks on `node` kill themselves at iteration `at`; the run
 // must have resumed at `resumed_at` (0: a fresh start).
 void crash(MpiJob& job, const Nodes& nodes, const std::string& at, const std::string& node, int resumed_at) {
@@ -161,8 +171,7 @@ BOOST_AUTO_TEST_CASE(node_encoders_write_the_parity_that_survives_a_node_kill) {
   auto job = makeJob("ST_ENC", "L4");
   job.setEnv("FTBCKPT_ENCODER", "node");
   job.setEnv("FTBCKPT_ENCODER_TRACE", "1");
-  Nodes with_encoders = {"n0", "n1", "n2", "n3"};
-  with_encoders.insert(with_encoders.end(), kNodes.begin(), kNodes.end());
+  const Nodes with_encoders = withEncoders(kNodes);
   MpiRun crashed = job.run(with_encoders, with(kArgs, {"--crash-at", "57", "--crash-node", "n2"}));
   BOOST_TEST_INFO("mpirun output:\n" << crashed.output);
   BOOST_REQUIRE_NE(crashed.exit_code, 0);
@@ -188,8 +197,7 @@ BOOST_AUTO_TEST_CASE(a_schedule_without_l1_keeps_checkpointing_through_the_node_
   job.setEnv("FTBCKPT_ENCODER", "node");
   job.setEnv("FTBCKPT_ENCODER_TRACE", "1");
   job.setEnv("FTBCKPT_SCHEDULE", "L3:10");
-  Nodes with_encoders = {"n0", "n1", "n2", "n3"};
-  with_encoders.insert(with_encoders.end(), kNodes.begin(), kNodes.end());
+  const Nodes with_encoders = withEncoders(kNodes);
   MpiRun run = job.run(with_encoders, {"--nx", "96", "--ny", "64", "--iterations", "120", "--iteration-ms", "2"});
   BOOST_CHECK_EQUAL(resultOf(run), failureFree());
   // 2 ms per iteration: every 10 iterations is 20 ms, far longer than an encode
