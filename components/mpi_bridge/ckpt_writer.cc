@@ -78,6 +78,12 @@ bool CheckpointWriter::backgroundBusy() {
 }
 
 void CheckpointWriter::enableAsync() {
+  if (async_comm_ != MPI_COMM_NULL) {
+    // Again after a run-through recovery: the duplicates of the old
+    // communicators are revoked with them, and left unfreed like them.
+    UlfmRecovery::forget(async_comm_);
+    UlfmRecovery::forget(async_group_comm_);
+  }
   MPI_Comm_dup(job_.comm, &async_comm_);
   MPI_Comm_dup(job_.group_comm, &async_group_comm_);
   UlfmRecovery::revokeWith(async_comm_);

@@ -28,6 +28,8 @@ class CheckpointWriter {
 
   // From now on the group part of L2-L4 checkpoints runs on a background
   // thread (needs MPI_THREAD_MULTIPLE): write() returns once L1 is written.
+  // Collective over the job's communicator (it duplicates it and the
+  // group's); called again after a run-through recovery replaced them.
   void enableAsync();
   // From now on the group part of L2-L4 checkpoints is handed to the node's
   // dedicated encoder (FTBCKPT_ENCODER=node): write() returns once L1 is written.

@@ -318,7 +318,11 @@ class RuntimeImpl : public Runtime {
     if (!job) return job.status();
     job_ = std::move(*job);
     writer_.forgetSlots();  // the restore unlinks the files of later checkpoints
-    int disconnected = 0;   // start()'s collective, as the replacement runs it
+    // start()'s collectives, in its order, as the replacement runs them: the
+    // asynchronous checkpoint's duplicates of the new communicators, then the
+    // count of ranks without an agent.
+    if (job_.config.async) writer_.enableAsync();
+    int disconnected = 0;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
     restorer_.reset();
     plan_ = restorer_.plan();

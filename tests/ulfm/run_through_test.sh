@@ -166,6 +166,8 @@ done
 # One stencil job under --with-ft ulfm; output in $work/$1.log.
 mpi_env=(-x FTB_AGENT_ENDPOINT="$endpoint" -x FTB_JOB_ID=ULFM -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=4
   -x FTBCKPT_NODE_MAP=$node_map -x FTBCKPT_SPARE_NODES=s0 -x FTBCKPT_RUN_THROUGH_TRACE=1)
+# extra_env: more -x VAR=value for that job.
+extra_env=()
 run_job() {
   local name=$1 seconds=$2
   shift 2
@@ -173,7 +175,7 @@ run_job() {
   done_file=$work/$name.log
   in_root "$seconds" /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun --with-ft ulfm --oversubscribe --mca btl self,sm,tcp --mca btl_tcp_if_include lo -np "$ranks" \
-    "${mpi_env[@]}" /src/out/stencil "${stencil_args[@]}" "$@" >"$work/$name.log" 2>&1 || status=$?
+    "${mpi_env[@]}" "${extra_env[@]}" /src/out/stencil "${stencil_args[@]}" "$@" >"$work/$name.log" 2>&1 || status=$?
   done_file=""
   echo "$status"
 }
@@ -301,6 +303,26 @@ grep -aq 'run-through .* step computing' "$work/probe.log" ||
 [[ "$probe" == "RESULT values=4,1004,2004,3004" ]] ||
   { cat "$work/probe.log" >&2; fail "group_wait_probe: '$probe', not 'RESULT values=4,1004,2004,3004'"; }
 echo "group_wait_probe: rank 1's checkpoint in a group that left for the repair ended in an error; run through, $probe in $((SECONDS - t0)) s"
+
+# The same kill with the group part of checkpoints on each rank's background
+# thread (FTBCKPT_ASYNC=1): after the repair the survivors must checkpoint on
+# duplicates of the new communicators, as the replacement does. With the old,
+# revoked ones every later checkpoint failed on the survivors while the
+# replacement waited for them.
+t0=$SECONDS
+extra_env=(-x FTBCKPT_ASYNC=1 -x FTB_JOB_ID=ULFMASYNC)
+status=$(run_job async "$deadline" "${crash[@]}")
+extra_env=()
+async=$(result async)
+[[ -n "$async" ]] || { cat "$work/async.log" >&2; fail "FTBCKPT_ASYNC=1: no RESULT after the kill (exit $status)"; }
+grep -aq 'run-through .* step computing' "$work/async.log" ||
+  { cat "$work/async.log" >&2; fail "FTBCKPT_ASYNC=1: no run-through recovery reported"; }
+[[ "$async" == "$clean" ]] || { cat "$work/async.log" >&2; fail "FTBCKPT_ASYNC=1: '$async', not '$clean'"; }
+# (One in flight when the rank died may fail: only those after count.)
+after_recovery=$(awk '/run-through .* step computing/ {after = 1} after' "$work/async.log")
+! grep -a 'checkpoint failed\|asynchronous checkpoint [0-9]*:' <<<"$after_recovery" ||
+  { cat "$work/async.log" >&2; fail "FTBCKPT_ASYNC=1: a checkpoint after the recovery failed"; }
+echo "FTBCKPT_ASYNC=1: run through, $async in $((SECONDS - t0)) s, every later checkpoint complete"
 
 # The same job under ftb-run --run-through (its mpirun enters the root:
 # mpirun_in_root.sh). No spares are handed to the runtime, so the replacement
