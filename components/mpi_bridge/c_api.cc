@@ -5,6 +5,7 @@
 
 #include "components/mpi_bridge/ftbckpt.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
+#include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace {
 
@@ -87,6 +88,19 @@ int ftbckpt_finalize(void) {
 const char* ftbckpt_last_error(void) { return g_last_error.c_str(); }
 
 MPI_Comm ftbckpt_comm(void) { return g_runtime ? g_runtime->comm() : MPI_COMM_NULL; }
+
+int ftbckpt_watch_comm(MPI_Comm comm) {
+  if (!g_runtime) return notInitialised();
+  if (comm == MPI_COMM_NULL) return fail(ftb::invalidArgument("ftbckpt_watch_comm: MPI_COMM_NULL"));
+  ftb::mpi_bridge::UlfmRecovery::revokeWith(comm);
+  return FTBCKPT_SUCCESS;
+}
+
+int ftbckpt_unwatch_comm(MPI_Comm comm) {
+  if (!g_runtime) return notInitialised();
+  ftb::mpi_bridge::UlfmRecovery::forget(comm);
+  return FTBCKPT_SUCCESS;
+}
 
 const char* ftbckpt_node(void) { return g_runtime ? g_runtime->node().c_str() : nullptr; }
 

@@ -36,7 +36,8 @@
  * encoders out.
  *
  * Every call is collective over ftbckpt_comm(), except
- * ftbckpt_protect, ftbckpt_last_error, ftbckpt_restart_available, ftbckpt_comm and ftbckpt_node.
+ * ftbckpt_protect, ftbckpt_last_error, ftbckpt_restart_available, ftbckpt_comm, ftbckpt_node,
+ * ftbckpt_watch_comm and ftbckpt_unwatch_comm.
  * Return codes: FTBCKPT_SUCCESS or a negative FTBCKPT_E* code; ftbckpt_last_error()
  * says what happened. Not thread-safe: call from the thread that calls MPI.
  */
@@ -93,6 +94,14 @@ const char* ftbckpt_last_error(void);
  * builds a new one. Take it after ftbckpt_init (in a replacement process it is
  * not MPI_COMM_WORLD) and again after every ftbckpt_loop. */
 MPI_Comm ftbckpt_comm(void);
+/* A communicator the application derived from ftbckpt_comm() (MPI_Comm_split,
+ * MPI_Comm_dup): on an MPI with ULFM, when a rank dies the runtime revokes it
+ * together with the job's, so a rank waiting in it returns an error (and goes
+ * to ftbckpt_loop) instead of waiting for ranks that left for the repair; its
+ * errors are returned, not fatal. Call ftbckpt_unwatch_comm before freeing it.
+ * Without ULFM both do nothing. Not collective. */
+int ftbckpt_watch_comm(MPI_Comm comm);
+int ftbckpt_unwatch_comm(MPI_Comm comm);
 /* The node this rank runs on, as the runtime names it (FTBCKPT_NODE_MAP entry,
  * FTB_NODE_NAME or the hostname); NULL before ftbckpt_init. */
 const char* ftbckpt_node(void);

@@ -10,6 +10,10 @@
  * shrink, which needs rank 1. A replacement for rank 3 is spawned with the same
  * arguments and joins in ftbckpt_init.
  *
+ * With --app-comm, rank 1 waits instead in an MPI_Allreduce on a communicator
+ * the application split itself ({0,1} and {2,3}), given to ftbckpt_watch_comm:
+ * the runtime must revoke it with the job's, or the same hang follows.
+ *
  * Each rank counts its iterations into a protected value; the run ends with
  *   RESULT values=<v0>,<v1>,<v2>,<v3>
  * from rank 0, each v = rank * 1000 + iterations, whatever was restored.
@@ -17,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "components/mpi_bridge/ftbckpt.h"
 
@@ -29,6 +34,7 @@ static void die(const char* what, int rc) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const int app_comm = argc > 1 && !strcmp(argv[1], "--app-comm");
   int rc = ftbckpt_init(MPI_COMM_WORLD);
   if (rc) die("ftbckpt_init", rc);
   MPI_Comm comm = ftbckpt_comm();
@@ -50,6 +56,11 @@ int main(int argc, char** argv) {
     if (it == kCheckpointAt && (rc = ftbckpt_checkpoint(FTBCKPT_DEFAULT, it))) die("ftbckpt_checkpoint", rc);
     if (it == kFailAt && !injected) {
       injected = 1;
+      MPI_Comm pair = MPI_COMM_NULL;
+      if (app_comm) {
+        MPI_Comm_split(comm, rank / 2, rank, &pair);
+        if ((rc = ftbckpt_watch_comm(pair))) die("ftbckpt_watch_comm", rc);
+      }
       if (rank == 3) {
         fprintf(stderr, "group_wait_probe: rank 3 kills itself at iteration %d\n", it);
         raise(SIGKILL);
@@ -59,11 +70,18 @@ int main(int argc, char** argv) {
         rc = MPI_Recv(&x, 1, MPI_INT, 3, 0, comm, MPI_STATUS_IGNORE);
         fprintf(stderr, "group_wait_probe: rank 0: receive from the dead rank 3 returned %d\n", rc);
       }
-      if (rank == 1) {
+      if (rank == 1 && app_comm) {
+        int one = 1, sum = 0;
+        rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, pair);
+        fprintf(stderr, "group_wait_probe: rank 1: allreduce on the application's communicator returned %d\n", rc);
+      } else if (rank == 1) {
         rc = ftbckpt_checkpoint(FTBCKPT_DEFAULT, it);
         fprintf(stderr, "group_wait_probe: rank 1: checkpoint while its group left returned %d: %s\n", rc,
                 rc ? ftbckpt_last_error() : "");
       }
+      /* Revoked now; not freed, like the runtime's own revoked communicators
+       * (freeing one after a repair is not safe in Open MPI 5.0.7). */
+      if (app_comm && (rc = ftbckpt_unwatch_comm(pair))) die("ftbckpt_unwatch_comm", rc);
     }
     ++value;
   }

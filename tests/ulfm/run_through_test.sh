@@ -284,25 +284,37 @@ fi
 # The hang of issue 18, deterministic (group_wait_probe.c): rank 1 starts a
 # checkpoint that its group {0,1} left for the repair after rank 3's death.
 # The runtime must revoke the group's communicator too, or rank 1 and the
-# repair's shrink wait for each other until the deadline.
+# repair's shrink wait for each other until the deadline. With --app-comm
+# rank 1 waits instead on a communicator the application split itself and
+# gave to ftbckpt_watch_comm. run_probe NAME [ARG]: its log is $work/NAME.log.
+run_probe() {
+  local name=$1 status=0 result
+  shift
+  done_file=$work/$name.log
+  in_root 60 /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun --with-ft ulfm --oversubscribe --mca btl self,sm,tcp --mca btl_tcp_if_include lo -np 4 \
+    -x FTB_AGENT_ENDPOINT="$endpoint" -x FTB_JOB_ID=PROBE -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=2 \
+    -x FTBCKPT_NODE_MAP=n0,n1,n2,n3 -x FTBCKPT_RUN_THROUGH_TRACE=1 /src/out/group_wait_probe "$@" \
+    >"$work/$name.log" 2>&1 || status=$?
+  done_file=""
+  result=$(grep -a -m1 -o 'RESULT values=[0-9,]*' "$work/$name.log" || true)
+  [[ -n "$result" ]] || { cat "$work/$name.log" >&2; fail "$name: no RESULT within 60 s (exit $status): the repair hung"; }
+  grep -aq 'run-through .* step computing' "$work/$name.log" ||
+    { cat "$work/$name.log" >&2; fail "$name: no run-through recovery reported"; }
+  [[ "$result" == "RESULT values=4,1004,2004,3004" ]] ||
+    { cat "$work/$name.log" >&2; fail "$name: '$result', not 'RESULT values=4,1004,2004,3004'"; }
+  echo "$result"
+}
 t0=$SECONDS
-done_file=$work/probe.log
-status=0
-in_root 60 /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-  mpirun --with-ft ulfm --oversubscribe --mca btl self,sm,tcp --mca btl_tcp_if_include lo -np 4 \
-  -x FTB_AGENT_ENDPOINT="$endpoint" -x FTB_JOB_ID=PROBE -x FTBCKPT_LEVEL=L3 -x FTBCKPT_GROUP_SIZE=2 \
-  -x FTBCKPT_NODE_MAP=n0,n1,n2,n3 -x FTBCKPT_RUN_THROUGH_TRACE=1 /src/out/group_wait_probe >"$work/probe.log" 2>&1 ||
-  status=$?
-done_file=""
-probe=$(grep -a -m1 -o 'RESULT values=[0-9,]*' "$work/probe.log" || true)
-[[ -n "$probe" ]] || { cat "$work/probe.log" >&2; fail "group_wait_probe: no RESULT within 60 s (exit $status): the repair hung"; }
+probe=$(run_probe probe)
 grep -aq 'rank 1: checkpoint while its group left returned -' "$work/probe.log" ||
   { cat "$work/probe.log" >&2; fail "group_wait_probe: rank 1's checkpoint did not end in an error"; }
-grep -aq 'run-through .* step computing' "$work/probe.log" ||
-  { cat "$work/probe.log" >&2; fail "group_wait_probe: no run-through recovery reported"; }
-[[ "$probe" == "RESULT values=4,1004,2004,3004" ]] ||
-  { cat "$work/probe.log" >&2; fail "group_wait_probe: '$probe', not 'RESULT values=4,1004,2004,3004'"; }
 echo "group_wait_probe: rank 1's checkpoint in a group that left for the repair ended in an error; run through, $probe in $((SECONDS - t0)) s"
+t0=$SECONDS
+probe=$(run_probe probe_app --app-comm)
+grep -aq "rank 1: allreduce on the application's communicator returned [1-9]" "$work/probe_app.log" ||
+  { cat "$work/probe_app.log" >&2; fail "group_wait_probe --app-comm: rank 1's allreduce did not end in an error"; }
+echo "group_wait_probe --app-comm: rank 1's allreduce on a watched communicator of the application ended in an error; run through, $probe in $((SECONDS - t0)) s"
 
 # The same kill with the group part of checkpoints on each rank's background
 # thread (FTBCKPT_ASYNC=1): after the repair the survivors must checkpoint on
