@@ -21,6 +21,8 @@
 //   re-protection (the checkpoint that restores full redundancy before computing);
 // - the run-through path on ULFM (tests/ulfm, a trixie root): its failure-free
 //   overhead against bare mpirun, and a rank SIGKILLed -> computing again, by phase;
+// - the "auto" schedule at MTBF 1 h over 2400 iterations against bare mpirun,
+//   with the intervals it chose;
 // - a campaign: 2400 iterations (about 3 minutes bare) with a fault every 60 s,
 //   one of each kind in turn, under the "auto" schedule; slowdown and each
 //   recovery printed.
@@ -371,6 +373,36 @@ BOOST_AUTO_TEST_CASE(rank_killed_is_run_through_on_ulfm) {
   }
   const int status = pclose(out);
   BOOST_TEST(status == 0, "the ULFM bench failed (status " << status << "):\n" << tail(everything, 4000));
+}
+
+// The aim's figure for the "auto" schedule: 2400 iterations (about 3.5 minutes
+// bare), long enough for Young/Daly at an assumed MTBF of 1 h to space the
+// checkpoints as it would in production, against bare mpirun; the
+// intervals auto chose (FTB_CKPT_SCHEDULE) are printed with it.
+BOOST_AUTO_TEST_CASE(auto_schedule_overhead_over_a_long_run) {
+  if (skipped()) return;
+  constexpr int kLongIterations = 2400;
+  JobLab lab(benchShape());
+  const std::string bare_log = lab.lab.dir() + "/long-bare.log";
+  const RunTimes bare = bareRun(lab, kLongIterations, bare_log, 3600);
+  expected = resultLine(bare_log);
+  lab.shape.stencil = kGrid;
+  lab.shape.stencil.insert(lab.shape.stencil.end(), {"--iterations", std::to_string(kLongIterations)});
+  const RunTimes automatic = ftbRun(lab, "LONGAUTO", {"FTBCKPT_SCHEDULE=auto", "FTBCKPT_MTBF=3600"});
+  std::map<std::string, std::string> last_choice;  // level -> its last interval and cost
+  int choices = 0;
+  for (const Event& e : lab.story->events()) {
+    if (e.event_name != "FTB_CKPT_SCHEDULE") continue;
+    ++choices;
+    last_choice[tag(e, "level")] = tag(e, "interval_s") + " s (cost " + tag(e, "cost_s") + " s)";
+  }
+  std::string chosen = " " + std::to_string(choices) + " choices published, the last:";
+  for (const auto& [level, choice] : last_choice) chosen += " " + level + " every " + choice + ";";
+  std::printf("BENCH stencil 8 ranks x 64 MiB, %d iterations: bare mpirun %.1f s; through ftb-run with the auto "
+              "schedule at MTBF 1 h %.1f s (overhead %.1f %%); auto chose:%s\n",
+              kLongIterations, bare.total, automatic.total, 100.0 * (automatic.total - bare.total) / bare.total,
+              chosen.c_str());
+  std::fflush(stdout);
 }
 
 // A long run under repeated faults of every kind the lab can make, at an
