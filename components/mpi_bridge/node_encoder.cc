@@ -107,11 +107,19 @@ Status encodeCheckpoint(std::vector<Handoff>& work, const Groups& groups, const 
   std::sort(work.begin(), work.end(), [&](const Handoff& a, const Handoff& b) {
     return groups.group_of[a.write.meta.rank] < groups.group_of[b.write.meta.rank];
   });
-  // Every file is mapped before any exchange: an encoder that cannot map one
-  // must not leave the others waiting in a group exchange.
+  // Every file is mapped and every group found before any exchange: an
+  // encoder that cannot must not leave the others waiting in a group exchange.
   Status local;
   std::vector<ShmSegment> files;
+  std::vector<MPI_Comm> comms;
   for (Handoff& h : work) {
+    const int group = groups.group_of[h.write.meta.rank];
+    auto comm = group_comms.find(group);
+    if (comm == group_comms.end() || groups.members[group].size() != static_cast<std::size_t>(h.write.g)) {
+      local = internalError("rank " + std::to_string(h.write.meta.rank) + " is in no group of this node's encoder");
+      break;
+    }
+    comms.push_back(comm->second);
     auto file = ShmSegment::openForWriting(h.shm_name);
     if (!file) {
       local = file.status();
@@ -128,14 +136,9 @@ Status encodeCheckpoint(std::vector<Handoff>& work, const Groups& groups, const 
   if (!allAgree(local.ok(), encoders)) {
     return local.ok() ? internalError("another node's encoder could not map a checkpoint file") : local;
   }
-  for (Handoff& h : work) {
-    const int group = groups.group_of[h.write.meta.rank];
-    auto comm = group_comms.find(group);
-    if (comm == group_comms.end() || group >= static_cast<int>(groups.members.size()) ||
-        groups.members[group].size() != static_cast<std::size_t>(h.write.g)) {
-      return internalError("rank " + std::to_string(h.write.meta.rank) + " is in no group of this node's encoder (a bug)");
-    }
-    Status s = encoder.complete(h.write, comm->second);
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    Handoff& h = work[i];
+    Status s = encoder.complete(h.write, comms[i]);
     if (!s.ok() && local.ok()) local = Status(s.code(), "rank " + std::to_string(h.write.meta.rank) + ": " + s.message());
   }
   if (!allAgree(local.ok(), encoders) && local.ok()) {

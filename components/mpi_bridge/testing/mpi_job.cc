@@ -126,13 +126,15 @@ void MpiJob::wipeNode(const std::string& node) const {
   for (const auto& f : shmFiles(node)) std::filesystem::remove(f);
 }
 
-void MpiJob::wipeAll() const {
+void wipeJobMemory(const std::string& job_id) {
   std::error_code ec;
-  const std::string prefix = "ftbckpt-" + job_id_ + "-";
+  const std::string prefix = "ftbckpt-" + job_id + "-";
   for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
     if (e.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(e.path(), ec);
   }
 }
+
+void MpiJob::wipeAll() const { wipeJobMemory(job_id_); }
 
 void MpiJob::corrupt(const std::string& node, int rank) const {
   for (const auto& f : shmFiles(node)) {

@@ -23,6 +23,10 @@ struct MpiRun {
   std::string lineWith(const std::string& prefix) const;  // first line starting with prefix, or ""
 };
 
+// Removes every shared-memory checkpoint file of `job_id` on this machine
+// (what a job that stopped or migrated leaves for its relaunch).
+void wipeJobMemory(const std::string& job_id);
+
 class MpiJob {
  public:
   // The job id gets this process's pid appended, so concurrent runs of a test never share memory.

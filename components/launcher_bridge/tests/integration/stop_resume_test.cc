@@ -15,6 +15,7 @@
 
 #include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "components/mpi_bridge/testing/connected_ranks.h"
+#include "components/mpi_bridge/testing/mpi_job.h"
 #include "tests/support/event_collector.h"
 
 using namespace std::chrono_literals;
@@ -30,12 +31,17 @@ std::string resultLine(const std::string& log) {
   return at == std::string::npos ? "" : log.substr(at, log.find('\n', at) - at);
 }
 
-// The ranks flush their L5 checkpoints into the test directory.
+// The ranks flush their L5 checkpoints into the test directory. A stopped
+// job keeps its node memory for the resume; what it leaves on "localhost"
+// (the resume runs elsewhere) is wiped, before too: a later run of job SR
+// would otherwise start from an earlier run's checkpoint.
 struct Setup : FtbRunFixture {
   Setup() {
     setenv("FTBCKPT_FLUSH_DIR", (dir.path() + "/flush").c_str(), 1);
     std::filesystem::create_directories(dir.path() + "/flush");
+    ftb::mpi_bridge::testing::wipeJobMemory("SR");
   }
+  ~Setup() { ftb::mpi_bridge::testing::wipeJobMemory("SR"); }
   int finish(pid_t pid, const std::string& name) {
     auto code = waitExit(pid, 180000);
     BOOST_TEST_INFO(name << ":\n" << log(name));
