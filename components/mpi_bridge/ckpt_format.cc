@@ -3,44 +3,16 @@
 #include <cstring>
 
 #include "components/mpi_bridge/checksum.h"
+#include "components/mpi_bridge/word_codec.h"
 
 namespace ftb::mpi_bridge {
-namespace {
-
-class Writer {
- public:
-  void u64(uint64_t v) { raw(&v, 8); }
-  void raw(const void* p, std::size_t n) {
-    auto* b = static_cast<const uint8_t*>(p);
-    out_.insert(out_.end(), b, b + n);
-  }
-  std::vector<uint8_t> out_;
-};
-
-class Reader {
- public:
-  Reader(const uint8_t* p, std::size_t n) : p_(p), n_(n) {}
-  bool u64(uint64_t* v) {
-    if (n_ - pos_ < 8 || pos_ > n_) return false;
-    std::memcpy(v, p_ + pos_, 8);
-    pos_ += 8;
-    return true;
-  }
-
- private:
-  const uint8_t* p_;
-  std::size_t n_;
-  std::size_t pos_ = 0;
-};
-
-}  // namespace
 
 std::size_t metaBytes(std::size_t world, std::size_t group, std::size_t sections) {
   return 8 * (9 + world + 2 * group + 5 * sections);
 }
 
 std::vector<uint8_t> encodeMeta(const CkptMeta& m) {
-  Writer w;
+  WordWriter w;
   w.u64(m.ckpt_id);
   w.u64(m.iteration);
   w.u64(static_cast<uint64_t>(m.level));
@@ -62,11 +34,11 @@ std::vector<uint8_t> encodeMeta(const CkptMeta& m) {
     w.u64(s.length);
     w.u64(s.crc);
   }
-  return w.out_;
+  return w.out;
 }
 
 Result<CkptMeta> decodeMeta(const uint8_t* data, std::size_t bytes) {
-  Reader r(data, bytes);
+  WordReader r(data, bytes);
   CkptMeta m;
   uint64_t v[6];
   auto bad = [] { return Result<CkptMeta>(invalidArgument("checkpoint meta is truncated")); };

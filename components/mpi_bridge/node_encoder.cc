@@ -13,6 +13,7 @@
 
 #include "components/mpi_bridge/job.h"
 #include "components/mpi_bridge/shm_segment.h"
+#include "components/mpi_bridge/word_codec.h"
 
 namespace ftb::mpi_bridge {
 namespace {
@@ -22,44 +23,6 @@ constexpr int kTagAnswer = 7102;
 // An idle encoder looks for work this often: a hand-off waits at most this
 // long, and an encoder between checkpoints costs next to no CPU.
 constexpr auto kIdleNap = std::chrono::milliseconds(1);
-
-class Writer {
- public:
-  void put(int64_t v) { bytes(&v, sizeof v); }
-  void bytes(const void* data, std::size_t n) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + n);
-  }
-  void blob(const std::vector<uint8_t>& b) {
-    put(static_cast<int64_t>(b.size()));
-    bytes(b.data(), b.size());
-  }
-  std::vector<uint8_t> out;
-};
-
-class Reader {
- public:
-  Reader(const uint8_t* data, std::size_t n) : p_(data), end_(data + n) {}
-  bool get(int64_t& v) { return take(&v, sizeof v); }
-  bool blob(std::vector<uint8_t>& b) {
-    int64_t n = 0;
-    if (!get(n) || n < 0 || n > end_ - p_) return false;
-    b.assign(p_, p_ + n);
-    p_ += n;
-    return true;
-  }
-  bool done() const { return p_ == end_; }
-
- private:
-  bool take(void* v, std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n) return false;
-    std::memcpy(v, p_, n);
-    p_ += n;
-    return true;
-  }
-  const uint8_t* p_;
-  const uint8_t* end_;
-};
 
 // Blocks (napping, not spinning) until a hand-off from node rank `from` arrives.
 Result<Handoff> receiveHandoff(int from, MPI_Comm comm) {
@@ -195,13 +158,13 @@ Status serveNode(const NodeEncoderLayout& layout, const Config& config) {
 
 std::vector<uint8_t> encodeHandoff(const Handoff& handoff) {
   const PendingWrite& p = handoff.write;
-  Writer w;
+  WordWriter w;
   for (int64_t v : {static_cast<int64_t>(handoff.kind), static_cast<int64_t>(p.pos), static_cast<int64_t>(p.g),
                     static_cast<int64_t>(p.pred_rank), static_cast<int64_t>(p.partner_out),
                     static_cast<int64_t>(p.partner_in), static_cast<int64_t>(p.code.k),
                     static_cast<int64_t>(p.code.m), static_cast<int64_t>(p.meta_size),
                     static_cast<int64_t>(p.total)}) {
-    w.put(v);
+    w.u64(static_cast<uint64_t>(v));
   }
   w.blob(std::vector<uint8_t>(handoff.shm_name.begin(), handoff.shm_name.end()));
   w.blob(handoff.kind == Handoff::kCheckpoint ? encodeMeta(p.meta) : std::vector<uint8_t>());
@@ -209,10 +172,10 @@ std::vector<uint8_t> encodeHandoff(const Handoff& handoff) {
 }
 
 Result<Handoff> decodeHandoff(const uint8_t* data, std::size_t bytes) {
-  Reader r(data, bytes);
+  WordReader r(data, bytes);
   int64_t v[10];
   for (int64_t& x : v) {
-    if (!r.get(x)) return invalidArgument("hand-off truncated");
+    if (!r.u64(reinterpret_cast<uint64_t*>(&x))) return invalidArgument("hand-off truncated");
   }
   Handoff h;
   if (v[0] != Handoff::kCheckpoint && v[0] != Handoff::kFinish) {
