@@ -51,7 +51,7 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
   for (const std::string& bytes : publish.events()) {
     if (!accepting_ || accepting_.use_count() > 1) accepting_ = std::make_shared<RoutedEvent>();
     proto::Event& event = accepting_->event;
-    if (!wire::parseFromPeer(event, bytes)) {
+    if (!wire::parseEventFromPeer(event, bytes)) {
       counters_.set_bad_frames(counters_.bad_frames() + 1);
       log_.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
       replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,

@@ -1,36 +1,21 @@
 #include "agent/deliver_frame.h"
 
 #include "client/codec.h"
+#include "client/wire_format.h"
 
 namespace ftb::agent {
 namespace {
 
-// Protobuf wire format: a field's key is (number << 3) | type.
-constexpr uint8_t kVarint = 0, kLength = 2;
-constexpr uint32_t key(uint32_t field, uint8_t type) { return (field << 3) | type; }
+using wire::putVarint;
+using wire::varintSize;
+constexpr uint8_t kVarint = wire::kWireVarint, kLength = wire::kWireLength;
+constexpr uint32_t key(uint32_t field, uint8_t type) { return wire::fieldKey(field, type); }
 
 // Field numbers (proto/ftb.proto).
 constexpr uint32_t kEnvelopeProtocolVersion = 1, kEnvelopeDeliver = 21;
 constexpr uint32_t kDeliverMissedBefore = 1, kDeliverDeliveries = 2, kDeliverMissed = 3;
 constexpr uint32_t kDeliveryEvent = 1, kDeliverySubscriptionIds = 2;
 constexpr uint32_t kMissedSubscriptionId = 1, kMissedCount = 2;
-
-void putVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
-std::size_t varintSize(uint64_t value) {
-  std::size_t n = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++n;
-  }
-  return n;
-}
 
 }  // namespace
 

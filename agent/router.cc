@@ -29,10 +29,11 @@ void Router::route(const RoutedEventPtr& routed) {
   }
   // The index yields each session's matching ids contiguous and ascending:
   // the same list, in the same order, as scanning session->subscriptions.
-  const std::vector<SubscriptionIndex::Match> matches = p_.index.matching(event);
+  std::vector<SubscriptionIndex::Match>& matches = matches_;
+  p_.index.matching(event, matches);
   if (matches.empty() && inbox_owner == nullptr) return;
   const Metered metered = meter(event);
-  std::vector<uint32_t> ids;
+  std::vector<uint32_t>& ids = ids_;
   for (std::size_t i = 0; i < matches.size();) {
     auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
     ids.clear();

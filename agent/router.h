@@ -103,6 +103,9 @@ class Router {
 
   Parts p_;
   std::unordered_map<const ClientSession*, Batch> batches_;  // deliveries built this turn
+  // route()'s working lists, kept so that routing an event allocates nothing.
+  std::vector<SubscriptionIndex::Match> matches_;
+  std::vector<uint32_t> ids_;
 };
 
 }  // namespace ftb::agent

@@ -5,6 +5,16 @@
 #include "client/names.h"
 
 namespace ftb::agent {
+namespace {
+
+// `text` in upper case: itself when it is already, else a copy made in `storage`.
+std::string_view upperView(std::string_view text, std::string& storage) {
+  if (std::none_of(text.begin(), text.end(), [](char c) { return c >= 'a' && c <= 'z'; })) return text;
+  storage = toUpper(text);
+  return storage;
+}
+
+}  // namespace
 
 void SubscriptionIndex::add(Owner owner, uint32_t id, const Filter& filter) {
   remove(owner, id);
@@ -34,7 +44,7 @@ void SubscriptionIndex::remove(Owner owner, uint32_t id) {
   const Match key{owner, id};
   auto it = held_.find(key);
   if (it == held_.end()) return;
-  auto unfile = [&](std::unordered_map<std::string, Bucket>& table, const std::string& k) {
+  auto unfile = [&](Table& table, const std::string& k) {
     auto b = table.find(k);
     if (b == table.end()) return;
     b->second.erase(key);
@@ -60,11 +70,13 @@ void SubscriptionIndex::removeOwner(Owner owner) {
 template <typename Visit>
 void SubscriptionIndex::forEachCandidate(std::string_view event_space, std::string_view event_name,
                                          Visit&& visit) const {
-  // Filters fold case; events may carry a namespace in any case.
-  const std::string space = toUpper(event_space);
+  // Filters fold case; events may carry a namespace in any case (the SDK
+  // sends it upper-case already, and then nothing is copied).
+  std::string folded_space, folded_name;
+  const std::string_view space = upperView(event_space, folded_space);
   for (const Match& m : always_) visit(m);
   if (!by_name_.empty()) {
-    if (auto b = by_name_.find(toUpper(event_name)); b != by_name_.end()) {
+    if (auto b = by_name_.find(upperView(event_name, folded_name)); b != by_name_.end()) {
       for (const Match& m : b->second) visit(m);
     }
   }
@@ -85,13 +97,18 @@ void SubscriptionIndex::forEachCandidate(std::string_view event_space, std::stri
 
 std::vector<SubscriptionIndex::Match> SubscriptionIndex::matching(const proto::Event& event) const {
   std::vector<Match> out;
+  matching(event, out);
+  return out;
+}
+
+void SubscriptionIndex::matching(const proto::Event& event, std::vector<Match>& out) const {
+  out.clear();
   forEachCandidate(event.event_space(), event.event_name(), [&](const Match& m) {
     if (held_.at(m).filter.matches(event)) out.push_back(m);
   });
   std::sort(out.begin(), out.end());
   // A filter with alternatives under two keys (FTB.A.*|FTB.A.B) is a candidate twice.
   out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 std::size_t SubscriptionIndex::candidateCount(std::string_view event_space,

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,6 +49,8 @@ class SubscriptionIndex {
   // Every held subscription whose filter matches `event`, ordered by owner then
   // id (so one owner's ids are contiguous and ascending, as in its std::map).
   std::vector<Match> matching(const proto::Event& event) const;
+  // The same into `out` (cleared first): the router reuses one buffer per event.
+  void matching(const proto::Event& event, std::vector<Match>& out) const;
   // How many filters matching() would evaluate for such an event.
   std::size_t candidateCount(std::string_view event_space, std::string_view event_name = {}) const;
   std::size_t size() const { return held_.size(); }
@@ -63,6 +66,12 @@ class SubscriptionIndex {
     std::vector<std::string> exact_keys, prefix_keys, name_keys;  // where it is filed; none: always_
   };
   using Bucket = std::unordered_set<Match, MatchHash>;
+  // Looked up by string_view: an event's namespace prefixes are not copied.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+  };
+  using Table = std::unordered_map<std::string, Bucket, KeyHash, std::equal_to<>>;
 
   // Calls visit(match) for each candidate of such an event (a candidate once per key).
   template <typename Visit>
@@ -70,9 +79,9 @@ class SubscriptionIndex {
 
   std::unordered_map<Match, Held, MatchHash> held_;
   std::unordered_map<Owner, std::unordered_set<uint32_t>> ids_by_owner_;
-  std::unordered_map<std::string, Bucket> exact_;   // upper-case namespace
-  std::unordered_map<std::string, Bucket> prefix_;  // upper-case leading segments
-  std::unordered_map<std::string, Bucket> by_name_;  // upper-case event name
+  Table exact_;    // upper-case namespace
+  Table prefix_;   // upper-case leading segments
+  Table by_name_;  // upper-case event name
   Bucket always_;
 };
 

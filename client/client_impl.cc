@@ -8,6 +8,7 @@
 
 #include "client/codec.h"
 #include "client/event_codec.h"
+#include "client/event_writer.h"
 #include "client/filter.h"
 #include "client/names.h"
 #include "client/origin.h"
@@ -148,7 +149,16 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
   if (stopping_.load()) return failedPrecondition("this client is disconnected");
   Result<std::string> name = normalizeEventName(event_name);
   if (!name.ok()) return name.status();
-  proto::Event event;
+  OutgoingEvent event{.event_space = event_space_,
+                      .event_name = *name,
+                      .client_name = options_.client_name,
+                      .job_id = options_.job_id,
+                      .origin = &localOrigin(),
+                      .client_instance = client_instance_,
+                      .payload = payload,
+                      .type = request != nullptr ? proto::RESPONSE : proto::NORMAL,
+                      .response_to = request != nullptr ? &request->id : nullptr,
+                      .tags = &tags};
   {
     std::lock_guard lock(mu_);
     auto declared = declared_.find(*name);
@@ -160,28 +170,17 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
                                " bytes exceeds the agent's limit of " +
                                std::to_string(max_payload_) + " bytes");
     }
-    event.set_severity(declared->second);
+    event.severity = declared->second;
   }
-  event.set_event_space(event_space_);
-  event.set_event_name(*name);
-  event.set_client_name(options_.client_name);
-  event.set_job_id(options_.job_id);
-  auto* id = event.mutable_id();
-  *id->mutable_origin() = localOrigin();
-  id->set_client_instance(client_instance_);
   const auto now = clock_.systemNow().time_since_epoch();
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
-  event.set_time_sec(ns / 1'000'000'000);
-  event.set_time_nsec(static_cast<int32_t>(ns % 1'000'000'000));
-  event.set_payload(std::string(payload));
-  event.set_type(request != nullptr ? proto::RESPONSE : proto::NORMAL);
-  if (request != nullptr) toProto(request->id, event.mutable_response_to());
-  for (const auto& [k, v] : tags) (*event.mutable_tags())[k] = v;
+  event.time_sec = ns / 1'000'000'000;
+  event.time_nsec = static_cast<int32_t>(ns % 1'000'000'000);
 
   Result<uint64_t> seq = buffer_.append([&](uint64_t seq) {
-    event.mutable_id()->set_seq(seq);
+    event.seq = seq;
     if (on_seq) on_seq(seq);
-    return event.SerializeAsString();
+    return writeEvent(event);
   }, options_.publish_wait_for_room);
   if (!seq.ok()) return seq.status();
   {
@@ -202,7 +201,11 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
     }
   }
   if (!sent) wake();
-  return fromProto(event.id());
+  return EventId{.host = event.origin->host(),
+                 .pid = event.origin->pid(),
+                 .process_start_ns = event.origin->process_start_ns(),
+                 .client_instance = event.client_instance,
+                 .seq = event.seq};
 }
 
 Result<std::vector<Event>> ClientImpl::request(std::string_view event_name,

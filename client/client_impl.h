@@ -26,6 +26,7 @@
 #include "client/agent_link.h"
 #include "client/client.h"
 #include "client/clock.h"
+#include "client/deliver_reader.h"
 #include "client/notification_queue.h"
 #include "client/publish_buffer.h"
 #include "proto/ftb.pb.h"
@@ -90,7 +91,8 @@ class ClientImpl final : public Client {
   bool sayHello();  // false when the frame could not be sent yet
   void onMessage(proto::Envelope& envelope);
   void onHelloReply(const proto::Envelope& envelope);
-  void onDeliver(const proto::Deliver& deliver);
+  // A Deliver frame's content, read by readDeliverFrame or from protobuf.
+  void onDeliver(DeliverContent& deliver);
   // Callbacks are queued in callback_batch_ until flushCallbacks() (end of the frame).
   void deliverTo(SubscriptionId id, Event event, const std::string& publisher);
   const std::string& publisherKeyOf(const EventId& id);  // memoized: key_of_, key_
@@ -147,6 +149,7 @@ class ClientImpl final : public Client {
   // I/O thread: the frame's callbacks (flushCallbacks), and the last publisher key built.
   std::vector<std::pair<SubscriptionId, Notification>> callback_batch_;
   EventId key_of_;
+  DeliverContent deliver_content_;  // I/O thread: reused for every Deliver frame
   std::string key_ = EventId{}.publisherKey();
 
   mutable std::mutex mu_;  // guards everything below

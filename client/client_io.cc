@@ -78,6 +78,11 @@ void ClientImpl::serve() {
       }
       if (!frame) break;
       last_rx = clock_.steadyNow();
+      // Deliver frames, nearly all traffic, are read without protobuf.
+      if (readDeliverFrame(*frame, deliver_content_)) {
+        onDeliver(deliver_content_);
+        continue;
+      }
       Result<proto::Envelope> envelope = wire::decode(frame->data(), frame->size());
       if (!envelope.ok()) {
         std::lock_guard lock(mu_);
@@ -186,7 +191,9 @@ void ClientImpl::onMessage(proto::Envelope& envelope) {
       buffer_.acknowledge(envelope.publish_ack().acked_seq());
       return;
     }
-    case proto::Envelope::kDeliver: return onDeliver(envelope.deliver());
+    case proto::Envelope::kDeliver:
+      deliverContentFromProto(envelope.deliver(), deliver_content_);
+      return onDeliver(deliver_content_);
     default: break;
   }
   std::shared_ptr<Pending> pending;
@@ -267,31 +274,29 @@ void ClientImpl::onHelloReply(const proto::Envelope& envelope) {
   hello_cv_.notify_all();
 }
 
-void ClientImpl::onDeliver(const proto::Deliver& deliver) {
-  if (deliver.missed_before() > 0) {
+void ClientImpl::onDeliver(DeliverContent& deliver) {
+  if (deliver.unparsable_events > 0) {
     std::lock_guard lock(mu_);
-    stats_.missed += deliver.missed_before();
-    if (deliver.missed_size() > 0) {
-      for (const auto& m : deliver.missed()) reportMissed(m.subscription_id(), m.count());
+    stats_.agent_errors += deliver.unparsable_events;
+    stats_.last_agent_error = "the agent delivered an event that does not parse";
+  }
+  if (deliver.missed_before > 0) {
+    std::lock_guard lock(mu_);
+    stats_.missed += deliver.missed_before;
+    if (!deliver.missed.empty()) {
+      for (const auto& m : deliver.missed) reportMissed(m.subscription_id, m.count);
     } else {  // an agent that counts per client only: tell every subscription
       std::vector<SubscriptionId> ids;
       for (const auto& [id, sub] : subscriptions_) ids.push_back(id);
-      for (SubscriptionId id : ids) reportMissed(id, deliver.missed_before());
+      for (SubscriptionId id : ids) reportMissed(id, deliver.missed_before);
     }
   }
-  for (const auto& delivery : deliver.deliveries()) {
-    proto::Event parsed;
-    if (!wire::parseFromPeer(parsed, delivery.event())) {
-      std::lock_guard lock(mu_);
-      ++stats_.agent_errors;
-      stats_.last_agent_error = "the agent delivered an event that does not parse";
-      continue;
-    }
-    Event event = fromProto(std::move(parsed));
+  for (auto& delivery : deliver.deliveries) {
+    Event& event = delivery.event;
     const std::string& publisher = publisherKeyOf(event.id);
-    const int ids = delivery.subscription_ids_size();
-    for (int i = 0; i < ids; ++i) {
-      const SubscriptionId id = delivery.subscription_ids(i);
+    const std::size_t ids = delivery.subscription_ids.size();
+    for (std::size_t i = 0; i < ids; ++i) {
+      const SubscriptionId id = delivery.subscription_ids[i];
       if (id == kResponseInbox) {
         if (!event.response_to || event.response_to->publisherKey() != publisher_key_) continue;
         {

@@ -16,6 +16,23 @@ bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& by
   return parseFromPeer(message, bytes.data(), bytes.size());
 }
 
+bool parseEventFromPeer(proto::Event& event, const std::string& bytes) {
+  proto::EventId* id = event.has_id() ? event.release_id() : nullptr;
+  proto::Origin* origin = id != nullptr && id->has_origin() ? id->release_origin() : nullptr;
+  event.Clear();
+  if (id != nullptr) {
+    id->Clear();
+    if (origin != nullptr) {
+      origin->Clear();  // keeps the host string's storage
+      id->set_allocated_origin(origin);
+    }
+    event.set_allocated_id(id);
+  }
+  if (bytes.size() > static_cast<std::size_t>(INT32_MAX)) return false;
+  google::protobuf::LogSilencer quiet;  // as in parseFromPeer
+  return event.MergeFromString(bytes);
+}
+
 std::string encode(proto::Envelope& envelope) {
   envelope.set_protocol_version(kProtocolVersion);
   return envelope.SerializeAsString();

@@ -22,6 +22,11 @@ std::string encode(proto::Envelope& envelope);
 // not parse; the caller reports that its way.
 bool parseFromPeer(google::protobuf::MessageLite& message, const void* data, std::size_t size);
 bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& bytes);
+// parseFromPeer for an Event parsed again and again into one object (the
+// agent's accept path): protobuf's Clear() frees the id and its origin, which
+// every event carries, so they are kept, emptied, for the next parse. They then
+// read as present even for bytes that lack them (with every field zero).
+bool parseEventFromPeer(proto::Event& event, const std::string& bytes);
 
 // kInvalidArgument for bytes that are not an Envelope or carry no body;
 // kFailedPrecondition (naming both versions) for another protocol version.

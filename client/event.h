@@ -45,6 +45,7 @@ struct VerifiedSender {
   uint32_t pid = 0;
   std::string agent;
   bool credentials_known = false;
+  bool operator==(const VerifiedSender&) const = default;
 };
 
 using Tags = std::map<std::string, std::string>;
@@ -63,6 +64,7 @@ struct Event {
   std::optional<EventId> response_to;
   Tags tags;
   VerifiedSender sender;
+  bool operator==(const Event&) const = default;
 };
 
 struct EventDeclaration {

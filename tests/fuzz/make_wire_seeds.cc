@@ -1,13 +1,16 @@
 // Writes the seed corpora of the wire fuzzers: one serialized frame per file,
 // one file per message type a peer sends, built with the same encoders the
 // SDK and the agent use (so the seeds stay valid frames of this protocol).
-//   make_wire_seeds DIR   writes DIR/envelope_fuzzer/* and DIR/tree_message_fuzzer/*
+//   make_wire_seeds DIR   writes DIR/envelope_fuzzer/*, DIR/tree_message_fuzzer/*
+//                         and DIR/deliver_reader_fuzzer/*
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "agent/deliver_frame.h"
 #include "agent/tree_wire.h"
 #include "client/codec.h"
 #include "client/event_codec.h"
@@ -127,6 +130,29 @@ void treeSeeds(const fs::path& dir) {
   put("merge_invite", tree::MergeInvite{});
 }
 
+// Deliver frames as the agent writes them (agent/deliver_frame.h): the
+// reader's plain form, with every field of an event set.
+void deliverSeeds(const fs::path& dir) {
+  ftb::Event event = sampleEvent();
+  event.type = ftb::EventType::kResponse;
+  event.response_to = ftb::EventId{"node3", 7, 1600000000000000000ull, 2, 19};
+  event.time_nsec = 250000000;
+  ftb::proto::Event wire;
+  ftb::toProto(event, &wire);
+  auto* sender = wire.mutable_sender();  // as the accepting agent appends it
+  sender->set_agent("node17");
+  sender->set_uid(1000);
+  sender->set_pid(4242);
+  sender->set_credentials_known(true);
+  const std::string bytes = wire.SerializeAsString();
+  ftb::agent::DeliverFrame frame;
+  const uint32_t ids[] = {1, 4};
+  frame.add(bytes, ids);
+  frame.add(serializedEvent(), std::span<const uint32_t>(ids, 1));
+  write(dir, "deliver_two_events", frame.finish(0, {}));
+  write(dir, "deliver_after_loss", frame.finish(12, {{1, 12}, {4, 3}}));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,5 +162,6 @@ int main(int argc, char** argv) {
   }
   envelopeSeeds(fs::path(argv[1]) / "envelope_fuzzer");
   treeSeeds(fs::path(argv[1]) / "tree_message_fuzzer");
+  deliverSeeds(fs::path(argv[1]) / "deliver_reader_fuzzer");
   return 0;
 }

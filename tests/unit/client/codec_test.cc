@@ -122,3 +122,35 @@ BOOST_AUTO_TEST_CASE(appended_sender_merges_into_serialized_event) {
   BOOST_CHECK_EQUAL(merged.sender().uid(), 1000u);
   BOOST_CHECK(merged.sender().credentials_known());
 }
+
+BOOST_AUTO_TEST_CASE(an_event_parsed_into_a_reused_object_reads_as_a_fresh_parse) {
+  Event first;
+  first.event_space = "FTB.A";
+  first.event_name = "ONE";
+  first.id = {"a-rather-long-host-name-beyond-sso", 1, 2, 3, 4};
+  first.tags = {{"k", "v"}};
+  first.payload = "first";
+  Event second;
+  second.event_space = "FTB.B";
+  second.event_name = "TWO";
+  second.id = {"h2", 5, 6, 7, 8};
+  proto::Event wire1, wire2;
+  toProto(first, &wire1);
+  toProto(second, &wire2);
+
+  proto::Event reused;
+  BOOST_REQUIRE(wire::parseEventFromPeer(reused, wire1.SerializeAsString()));
+  const proto::EventId* id = &reused.id();
+  BOOST_REQUIRE(wire::parseEventFromPeer(reused, wire2.SerializeAsString()));
+  BOOST_TEST(&reused.id() == id);  // the id's storage was kept
+  BOOST_TEST(reused.SerializeAsString() == wire2.SerializeAsString());  // nothing of the first left
+  BOOST_CHECK(fromProto(reused).tags.empty());
+
+  // Bytes without an id: every id field reads as zero (the id stays present).
+  proto::Event no_id = wire2;
+  no_id.clear_id();
+  BOOST_REQUIRE(wire::parseEventFromPeer(reused, no_id.SerializeAsString()));
+  BOOST_TEST(reused.id().seq() == 0u);
+  BOOST_TEST(reused.id().origin().host().empty());
+  BOOST_TEST(!wire::parseEventFromPeer(reused, "\xff\xff"));
+}
