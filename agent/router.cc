@@ -29,8 +29,8 @@ void Router::route(const RoutedEventPtr& routed) {
   }
   // The index yields each session's matching ids contiguous and ascending:
   // the same list, in the same order, as scanning session->subscriptions.
-  std::vector<SubscriptionIndex::Match>& matches = matches_;
-  p_.index.matching(event, matches);
+  p_.index.matching(event, matches_);
+  const std::vector<SubscriptionIndex::Match>& matches = matches_;
   if (matches.empty() && inbox_owner == nullptr) return;
   const Metered metered = meter(event);
   std::vector<uint32_t>& ids = ids_;

@@ -73,115 +73,98 @@ class WireReader {
   const char* end_;
 };
 
-// Each read*() takes one message's bytes; false declines. A sub-message read
-// into what an earlier occurrence filled merges, as protobuf does.
-bool readOrigin(std::string_view bytes, EventId& id) {
+// Calls field(in, number, wire type) for each field of one message's bytes;
+// false (declined) at a malformed key or when field() declines. Each read*()
+// below takes one message this way; a sub-message read into what an earlier
+// occurrence filled merges, as protobuf does.
+template <typename Field>
+bool readFields(std::string_view bytes, Field&& field) {
   WireReader in(bytes);
   while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
-    bool ok = false;
-    if (field == 1 && type == kLength) ok = in.ascii(id.host);
-    if (field == 2 && type == kVarint) ok = in.scalar(id.pid);
-    if (field == 3 && type == kVarint) ok = in.scalar(id.process_start_ns);
-    if (!ok) return false;
+    uint32_t number, type;
+    if (!in.key(number, type) || !field(in, number, type)) return false;
   }
   return true;
+}
+
+bool readOrigin(std::string_view bytes, EventId& id) {
+  return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
+    if (field == 1 && type == kLength) return in.ascii(id.host);
+    if (field == 2 && type == kVarint) return in.scalar(id.pid);
+    if (field == 3 && type == kVarint) return in.scalar(id.process_start_ns);
+    return false;
+  });
 }
 
 bool readEventId(std::string_view bytes, EventId& id) {
-  WireReader in(bytes);
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
-    bool ok = false;
+  return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
     std::string_view origin;
-    if (field == 1 && type == kLength) ok = in.bytes(origin) && readOrigin(origin, id);
-    if (field == 2 && type == kVarint) ok = in.scalar(id.client_instance);
-    if (field == 3 && type == kVarint) ok = in.scalar(id.seq);
-    if (!ok) return false;
-  }
-  return true;
+    if (field == 1 && type == kLength) return in.bytes(origin) && readOrigin(origin, id);
+    if (field == 2 && type == kVarint) return in.scalar(id.client_instance);
+    if (field == 3 && type == kVarint) return in.scalar(id.seq);
+    return false;
+  });
 }
 
 bool readSender(std::string_view bytes, VerifiedSender& sender) {
-  WireReader in(bytes);
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
-    bool ok = false;
+  return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
     uint64_t flag;
-    if (field == 1 && type == kVarint) ok = in.scalar(sender.uid);
-    if (field == 2 && type == kVarint) ok = in.scalar(sender.pid);
-    if (field == 3 && type == kLength) ok = in.ascii(sender.agent);
+    if (field == 1 && type == kVarint) return in.scalar(sender.uid);
+    if (field == 2 && type == kVarint) return in.scalar(sender.pid);
+    if (field == 3 && type == kLength) return in.ascii(sender.agent);
     if (field == 4 && type == kVarint && in.varint(flag)) {
       sender.credentials_known = flag != 0;
-      ok = true;
+      return true;
     }
-    if (!ok) return false;
-  }
-  return true;
+    return false;
+  });
 }
 
 bool readTag(std::string_view bytes, Tags& tags) {
-  WireReader in(bytes);
   std::string key, value;
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type) || type != kLength) return false;
-    if (field == 1) {
-      if (!in.ascii(key)) return false;
-    } else if (field == 2) {
-      if (!in.ascii(value)) return false;
-    } else {
-      return false;
-    }
-  }
-  tags.insert_or_assign(std::move(key), std::move(value));  // a later entry of a key wins
-  return true;
+  const bool ok = readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
+    if (type != kLength) return false;
+    if (field == 1) return in.ascii(key);
+    if (field == 2) return in.ascii(value);
+    return false;
+  });
+  if (ok) tags.insert_or_assign(std::move(key), std::move(value));  // a later entry of a key wins
+  return ok;
 }
 
 bool readEvent(std::string_view bytes, Event& event) {
-  WireReader in(bytes);
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
-    bool ok = false;
+  return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
     std::string_view part;
     int32_t number;
     switch (field) {
-      case 1: ok = type == kLength && in.ascii(event.event_space); break;
-      case 2: ok = type == kLength && in.ascii(event.event_name); break;
+      case 1: return type == kLength && in.ascii(event.event_space);
+      case 2: return type == kLength && in.ascii(event.event_name);
       case 3:
-        ok = type == kVarint && in.scalar(number);
-        if (ok) event.severity = fromProto(static_cast<proto::Severity>(number));
-        break;
-      case 4: ok = type == kLength && in.ascii(event.client_name); break;
-      case 5: ok = type == kLength && in.ascii(event.job_id); break;
-      case 6: ok = type == kLength && in.bytes(part) && readEventId(part, event.id); break;
-      case 7: ok = type == kVarint && in.scalar(event.time_sec); break;
-      case 8: ok = type == kVarint && in.scalar(event.time_nsec); break;
+        if (type != kVarint || !in.scalar(number)) return false;
+        event.severity = fromProto(static_cast<proto::Severity>(number));
+        return true;
+      case 4: return type == kLength && in.ascii(event.client_name);
+      case 5: return type == kLength && in.ascii(event.job_id);
+      case 6: return type == kLength && in.bytes(part) && readEventId(part, event.id);
+      case 7: return type == kVarint && in.scalar(event.time_sec);
+      case 8: return type == kVarint && in.scalar(event.time_nsec);
       case 9:
-        ok = type == kLength && in.bytes(part);
-        if (ok) event.payload.assign(part);
-        break;
+        if (type != kLength || !in.bytes(part)) return false;
+        event.payload.assign(part);
+        return true;
       case 10:
-        ok = type == kVarint && in.scalar(number);
-        if (ok) event.type = number == proto::RESPONSE ? EventType::kResponse : EventType::kNormal;
-        break;
+        if (type != kVarint || !in.scalar(number)) return false;
+        event.type = number == proto::RESPONSE ? EventType::kResponse : EventType::kNormal;
+        return true;
       case 11:
-        if (type == kLength && in.bytes(part)) {
-          if (!event.response_to) event.response_to.emplace();
-          ok = readEventId(part, *event.response_to);
-        }
-        break;
-      case 12: ok = type == kLength && in.bytes(part) && readTag(part, event.tags); break;
-      case 13: ok = type == kLength && in.bytes(part) && readSender(part, event.sender); break;
-      default: break;
+        if (type != kLength || !in.bytes(part)) return false;
+        if (!event.response_to) event.response_to.emplace();
+        return readEventId(part, *event.response_to);
+      case 12: return type == kLength && in.bytes(part) && readTag(part, event.tags);
+      case 13: return type == kLength && in.bytes(part) && readSender(part, event.sender);
+      default: return false;
     }
-    if (!ok) return false;
-  }
-  return true;
+  });
 }
 
 bool readSubscriptionIds(uint32_t type, WireReader& in, std::vector<uint32_t>& ids) {
@@ -202,54 +185,37 @@ bool readSubscriptionIds(uint32_t type, WireReader& in, std::vector<uint32_t>& i
 }
 
 bool readDelivery(std::string_view bytes, DeliverContent& out) {
-  WireReader in(bytes);
   std::string_view event;  // the last occurrence wins
   DeliverContent::Delivery& delivery = out.deliveries.emplace_back();
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
-    if (field == 1 && type == kLength) {
-      if (!in.bytes(event)) return false;
-    } else if (field == 2) {
-      if (!readSubscriptionIds(type, in, delivery.subscription_ids)) return false;
-    } else {
-      return false;
-    }
-  }
-  return readEvent(event, delivery.event);
+  return readFields(bytes,
+                    [&](WireReader& in, uint32_t field, uint32_t type) {
+                      if (field == 1 && type == kLength) return in.bytes(event);
+                      if (field == 2) return readSubscriptionIds(type, in, delivery.subscription_ids);
+                      return false;
+                    }) &&
+         readEvent(event, delivery.event);
 }
 
 bool readMissed(std::string_view bytes, DeliverContent& out) {
-  WireReader in(bytes);
   DeliverContent::Missed missed;
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type) || type != kVarint) return false;
-    if (field == 1) {
-      if (!in.scalar(missed.subscription_id)) return false;
-    } else if (field == 2) {
-      if (!in.scalar(missed.count)) return false;
-    } else {
-      return false;
-    }
-  }
-  out.missed.push_back(missed);
-  return true;
+  const bool ok = readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
+    if (type != kVarint) return false;
+    if (field == 1) return in.scalar(missed.subscription_id);
+    if (field == 2) return in.scalar(missed.count);
+    return false;
+  });
+  if (ok) out.missed.push_back(missed);
+  return ok;
 }
 
 bool readDeliver(std::string_view bytes, DeliverContent& out) {
-  WireReader in(bytes);
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
+  return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
     std::string_view part;
-    bool ok = false;
-    if (field == 1 && type == kVarint) ok = in.scalar(out.missed_before);
-    if (field == 2 && type == kLength) ok = in.bytes(part) && readDelivery(part, out);
-    if (field == 3 && type == kLength) ok = in.bytes(part) && readMissed(part, out);
-    if (!ok) return false;
-  }
-  return true;
+    if (field == 1 && type == kVarint) return in.scalar(out.missed_before);
+    if (field == 2 && type == kLength) return in.bytes(part) && readDelivery(part, out);
+    if (field == 3 && type == kLength) return in.bytes(part) && readMissed(part, out);
+    return false;
+  });
 }
 
 }  // namespace
@@ -263,21 +229,17 @@ void DeliverContent::clear() {
 
 bool readDeliverFrame(std::string_view frame, DeliverContent& out) {
   out.clear();
-  WireReader in(frame);
   uint32_t version = 0;
   std::string_view deliver;
   bool have_deliver = false;
-  while (!in.done()) {
-    uint32_t field, type;
-    if (!in.key(field, type)) return false;
+  const bool plain = readFields(frame, [&](WireReader& in, uint32_t field, uint32_t type) {
     uint64_t request_id;
-    bool ok = false;
-    if (field == 1 && type == kVarint) ok = in.scalar(version);
-    if (field == 2 && type == kVarint) ok = in.varint(request_id);  // a Deliver answers no request
-    if (field == 21 && type == kLength && !have_deliver) ok = have_deliver = in.bytes(deliver);
-    if (!ok) return false;
-  }
-  return have_deliver && version == wire::kProtocolVersion && readDeliver(deliver, out);
+    if (field == 1 && type == kVarint) return in.scalar(version);
+    if (field == 2 && type == kVarint) return in.varint(request_id);  // a Deliver answers no request
+    if (field == 21 && type == kLength && !have_deliver) return have_deliver = in.bytes(deliver);
+    return false;
+  });
+  return plain && have_deliver && version == wire::kProtocolVersion && readDeliver(deliver, out);
 }
 
 void deliverContentFromProto(const proto::Deliver& deliver, DeliverContent& out) {

@@ -84,18 +84,10 @@ std::string writeEvent(const OutgoingEvent& e) {
     answered_origin = {e.response_to->host, e.response_to->pid, e.response_to->process_start_ns};
     answered = {&answered_origin, e.response_to->client_instance, e.response_to->seq};
   }
-  std::size_t size = stringSize(1, e.event_space) + stringSize(2, e.event_name) +
-                     numberSize(3, signExtended(e.severity)) + stringSize(4, e.client_name) +
-                     stringSize(5, e.job_id) + lengthFieldSize(6, id.size()) +
-                     numberSize(7, signExtended(e.time_sec)) + numberSize(8, signExtended(e.time_nsec)) +
-                     stringSize(9, e.payload) + numberSize(10, signExtended(e.type)) +
-                     (e.response_to ? lengthFieldSize(11, answered.size()) : 0);
-  if (e.tags) {
-    for (const auto& [key, value] : *e.tags) size += lengthFieldSize(12, tagSize(key, value));
-  }
-
   std::string out;
-  out.reserve(size);
+  // Room for the strings and the fixed fields; tags grow it if they must.
+  out.reserve(e.event_space.size() + e.event_name.size() + e.client_name.size() + e.job_id.size() +
+              origin.host.size() + e.payload.size() + 96);
   putString(out, 1, e.event_space);
   putString(out, 2, e.event_name);
   putNumber(out, 3, signExtended(e.severity));
