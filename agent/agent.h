@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +32,7 @@
 #include "agent/client_frame_sink.h"
 #include "agent/client_session.h"
 #include "client/clock.h"
+#include "client/publish_reader.h"
 #include "agent/config.h"
 #include "agent/control_service.h"
 #include "agent/curve_authenticator.h"
@@ -97,6 +100,11 @@ class Agent : private tree::TreeHost {
   void handleFrame(const InboundFrame& frame);
   // Consults admission_ first: a message the table refuses never reaches a handler.
   void dispatch(const std::string& routing_id, proto::Envelope& envelope, const Sender& sender);
+  // admission_'s verdict; a refusal is counted, logged and answered here.
+  bool admitted(const std::string& routing_id, proto::Envelope::BodyCase body_case,
+                const Sender& sender, uint64_t request_id);
+  // The routing id's session, marked as heard from now; null without one.
+  ClientSession* activeSession(const std::string& routing_id);
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
   // How a session ended: only kLost publishes the client's last will and
@@ -146,9 +154,9 @@ class Agent : private tree::TreeHost {
 
   // agent_routing.cc: publish, subscribe, deliver.
   void onDeclare(ClientSession& session, const proto::Envelope& envelope);
-  void onPublish(ClientSession& session, const proto::Publish& publish);
+  void onPublish(ClientSession& session, std::span<const std::string_view> events);
   // `routed->event` is parsed from `bytes`; the rest is filled in when accepted.
-  Status acceptEvent(ClientSession& session, const std::string& bytes,
+  Status acceptEvent(ClientSession& session, std::string_view bytes,
                      const std::shared_ptr<RoutedEvent>& routed);
   // Routes an event that is in the history already (router.h).
   void route(const RoutedEventPtr& event) { router_.route(event); }
@@ -228,6 +236,8 @@ class Agent : private tree::TreeHost {
   // its first block reused.
   std::array<char, 16384> frame_arena_block_{};
   google::protobuf::Arena frame_arena_{frame_arena_block_.data(), frame_arena_block_.size()};
+  // The events of the Publish frame being handled (views into the frame).
+  wire::PublishFrame published_;
   // The event being accepted, parsed in place: reused while no one else holds
   // it, so its strings keep their buffers from one event to the next.
   std::shared_ptr<RoutedEvent> accepting_;

@@ -47,8 +47,8 @@ void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
   reply(session.routing_id, ok);
 }
 
-void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
-  for (const std::string& bytes : publish.events()) {
+void Agent::onPublish(ClientSession& session, std::span<const std::string_view> events) {
+  for (const std::string_view bytes : events) {
     if (!accepting_ || accepting_.use_count() > 1) accepting_ = std::make_shared<RoutedEvent>();
     proto::Event& event = accepting_->event;
     if (!wire::parseEventFromPeer(event, bytes)) {
@@ -73,7 +73,7 @@ void Agent::onPublish(ClientSession& session, const proto::Publish& publish) {
   }
 }
 
-Status Agent::acceptEvent(ClientSession& session, const std::string& bytes,
+Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
                           const std::shared_ptr<RoutedEvent>& routed) {
   proto::Event& event = routed->event;
   if (event.id().seq() == 0 || !fromPublisher(session, event.id())) {

@@ -185,7 +185,7 @@ void Agent::sendToTree(const RoutedEventPtr& routed, const std::string& publishe
 void Agent::deliverLocal(const tree::TreeEvent& event) {
   if (!event.bytes) return;
   auto routed = std::make_shared<RoutedEvent>();
-  if (!wire::parseFromPeer(routed->event, *event.bytes)) {
+  if (!wire::parseEventFromPeer(routed->event, *event.bytes)) {
     counters_.set_bad_frames(counters_.bad_frames() + 1);
     log_.warn("bad-tree-event", "an event from another agent does not parse");
     return;

@@ -1,6 +1,10 @@
 #include "client/codec.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
+
+#include "client/publish_reader.h"
 
 namespace ftb::wire {
 
@@ -16,7 +20,10 @@ bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& by
   return parseFromPeer(message, bytes.data(), bytes.size());
 }
 
-bool parseEventFromPeer(proto::Event& event, const std::string& bytes) {
+namespace {
+
+// Clear(), except that the id and its origin stay allocated (see codec.h).
+void clearKeepingId(proto::Event& event) {
   proto::EventId* id = event.has_id() ? event.release_id() : nullptr;
   proto::Origin* origin = id != nullptr && id->has_origin() ? id->release_origin() : nullptr;
   event.Clear();
@@ -28,9 +35,27 @@ bool parseEventFromPeer(proto::Event& event, const std::string& bytes) {
     }
     event.set_allocated_id(id);
   }
+}
+
+}  // namespace
+
+bool parseEventFromPeer(proto::Event& event, std::string_view bytes) {
+  clearKeepingId(event);
+  if (readPlainEvent(bytes, event)) return true;
+  clearKeepingId(event);
   if (bytes.size() > static_cast<std::size_t>(INT32_MAX)) return false;
   google::protobuf::LogSilencer quiet;  // as in parseFromPeer
-  return event.MergeFromString(bytes);
+  return event.MergeFromString(std::string(bytes));  // declined by the reader: rare
+}
+
+std::string serializeDeterministic(const google::protobuf::MessageLite& message) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
 }
 
 std::string encode(proto::Envelope& envelope) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "client/status.h"
 #include "proto/ftb.pb.h"
@@ -26,7 +27,13 @@ bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& by
 // agent's accept path): protobuf's Clear() frees the id and its origin, which
 // every event carries, so they are kept, emptied, for the next parse. They then
 // read as present even for bytes that lack them (with every field zero).
-bool parseEventFromPeer(proto::Event& event, const std::string& bytes);
+// Plain events are read by hand (client/publish_reader.h), the rest by protobuf.
+bool parseEventFromPeer(proto::Event& event, std::string_view bytes);
+
+// protobuf's deterministic serialization (map entries sorted by key): the
+// bytes the hand-written writers must produce, and the way tests compare
+// messages' content.
+std::string serializeDeterministic(const google::protobuf::MessageLite& message);
 
 // kInvalidArgument for bytes that are not an Envelope or carry no body;
 // kFailedPrecondition (naming both versions) for another protocol version.

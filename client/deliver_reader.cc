@@ -5,87 +5,14 @@
 #include "client/codec.h"
 #include "client/event_codec.h"
 #include "client/wire_format.h"
+#include "client/wire_reader.h"
 
 namespace ftb {
 namespace {
 
+using wire::readFields;
+using wire::WireReader;
 constexpr uint32_t kVarint = wire::kWireVarint, kLength = wire::kWireLength;
-
-// Reads protobuf wire format from a byte range. Every read returns false on
-// malformed input; the reader then declines the whole frame.
-class WireReader {
- public:
-  explicit WireReader(std::string_view bytes) : at_(bytes.data()), end_(bytes.data() + bytes.size()) {}
-
-  bool done() const { return at_ == end_; }
-
-  bool key(uint32_t& field, uint32_t& type) {
-    uint64_t k;
-    if (!varint(k) || k > UINT32_MAX) return false;
-    field = static_cast<uint32_t>(k >> 3);
-    type = static_cast<uint32_t>(k & 7);
-    return field != 0;
-  }
-
-  // At most 10 bytes, the last carrying no more than the 64th bit: longer or
-  // wider forms are declined rather than read the way protobuf would.
-  bool varint(uint64_t& value) {
-    value = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (at_ == end_) return false;
-      const auto byte = static_cast<uint8_t>(*at_++);
-      if (shift == 63 && byte > 1) return false;
-      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if (byte < 0x80) return true;
-    }
-    return false;
-  }
-
-  bool bytes(std::string_view& value) {
-    uint64_t size;
-    if (!varint(size) || size > static_cast<uint64_t>(end_ - at_)) return false;
-    value = std::string_view(at_, static_cast<std::size_t>(size));
-    at_ += size;
-    return true;
-  }
-
-  // A `string` field: protobuf checks UTF-8; ASCII needs no check.
-  bool ascii(std::string& value) {
-    std::string_view view;
-    if (!bytes(view)) return false;
-    if (std::any_of(view.begin(), view.end(), [](char c) { return static_cast<uint8_t>(c) >= 0x80; })) {
-      return false;
-    }
-    value.assign(view);
-    return true;
-  }
-
-  template <typename T>
-  bool scalar(T& value) {
-    uint64_t v;
-    if (!varint(v)) return false;
-    value = static_cast<T>(v);  // protobuf truncates 32-bit fields the same way
-    return true;
-  }
-
- private:
-  const char* at_;
-  const char* end_;
-};
-
-// Calls field(in, number, wire type) for each field of one message's bytes;
-// false (declined) at a malformed key or when field() declines. Each read*()
-// below takes one message this way; a sub-message read into what an earlier
-// occurrence filled merges, as protobuf does.
-template <typename Field>
-bool readFields(std::string_view bytes, Field&& field) {
-  WireReader in(bytes);
-  while (!in.done()) {
-    uint32_t number, type;
-    if (!in.key(number, type) || !field(in, number, type)) return false;
-  }
-  return true;
-}
 
 bool readOrigin(std::string_view bytes, EventId& id) {
   return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {

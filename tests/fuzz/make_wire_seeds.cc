@@ -2,7 +2,7 @@
 // one file per message type a peer sends, built with the same encoders the
 // SDK and the agent use (so the seeds stay valid frames of this protocol).
 //   make_wire_seeds DIR   writes DIR/envelope_fuzzer/*, DIR/tree_message_fuzzer/*
-//                         and DIR/deliver_reader_fuzzer/*
+//                         DIR/deliver_reader_fuzzer/* and DIR/publish_reader_fuzzer/*
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +153,27 @@ void deliverSeeds(const fs::path& dir) {
   write(dir, "deliver_after_loss", frame.finish(12, {{1, 12}, {4, 3}}));
 }
 
+// Publish frames as the SDK sends them (its event writer), and one event in
+// the generic form protobuf writes, with every field set.
+void publishSeeds(const fs::path& dir) {
+  ftb::Event event = sampleEvent();
+  event.type = ftb::EventType::kResponse;
+  event.response_to = ftb::EventId{"node3", 7, 1600000000000000000ull, 2, 19};
+  event.time_nsec = 250000000;
+  ftb::proto::Event full;
+  ftb::toProto(event, &full);
+  full.mutable_sender()->set_agent("node17");
+  full.mutable_sender()->set_uid(1000);
+  full.mutable_sender()->set_credentials_known(true);
+  write(dir, "event_every_field", full.SerializeAsString());
+  ftb::proto::Envelope envelope;
+  envelope.set_request_id(9);
+  envelope.mutable_publish()->add_events(serializedEvent());
+  write(dir, "publish_one_event", ftb::wire::encode(envelope));
+  envelope.mutable_publish()->add_events(full.SerializeAsString());
+  write(dir, "publish_two_events", ftb::wire::encode(envelope));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,5 +184,6 @@ int main(int argc, char** argv) {
   envelopeSeeds(fs::path(argv[1]) / "envelope_fuzzer");
   treeSeeds(fs::path(argv[1]) / "tree_message_fuzzer");
   deliverSeeds(fs::path(argv[1]) / "deliver_reader_fuzzer");
+  publishSeeds(fs::path(argv[1]) / "publish_reader_fuzzer");
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "client/codec.h"
 #include "client/deliver_reader.h"
 #include "client/event_codec.h"
+#include "tests/unit/client/full_event.h"
 
 using ftb::DeliverContent;
 using ftb::agent::DeliverFrame;
@@ -15,23 +16,7 @@ namespace proto = ftb::proto;
 
 namespace {
 
-ftb::Event fullEvent() {
-  ftb::Event e;
-  e.event_space = "FTB.BENCH.SOURCE";
-  e.event_name = "TICK";
-  e.severity = ftb::Severity::kError;
-  e.client_name = "bench-publisher";
-  e.job_id = "job-7";
-  e.id = {"node17", 4242, 1700000000000000000ull, 1, 7};
-  e.time_sec = 1700000001;
-  e.time_nsec = 5;
-  e.payload = std::string("\0\x80\xff payload bytes", 18);  // bytes: any value
-  e.type = ftb::EventType::kResponse;
-  e.response_to = ftb::EventId{"node3", 7, 1600000000000000000ull, 2, 19};
-  e.tags = {{"a", "1"}, {"rack", "r12"}};
-  e.sender = {1000, 4242, "agent-node17", true};
-  return e;
-}
+using ftb::testing::fullEvent;
 
 std::string serialized(const ftb::Event& event) {
   proto::Event wire;

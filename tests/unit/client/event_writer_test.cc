@@ -1,11 +1,9 @@
 #define BOOST_TEST_MODULE event_writer
 #include <boost/test/unit_test.hpp>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <string>
 
+#include "client/codec.h"
 #include "client/event_codec.h"
 #include "client/event_writer.h"
 
@@ -35,13 +33,7 @@ std::string byProtobuf(const OutgoingEvent& e) {
   if (e.tags) {
     for (const auto& [k, v] : *e.tags) (*event.mutable_tags())[k] = v;
   }
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  event.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
+  return ftb::wire::serializeDeterministic(event);
 }
 
 proto::Origin origin() {
