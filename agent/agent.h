@@ -214,6 +214,7 @@ class Agent : private tree::TreeHost {
   // The tree of agents; null when the TCP endpoint is disabled.
   std::unique_ptr<ZmqTreeTransport> tree_transport_;
   std::unique_ptr<tree::TreeNode> tree_;
+  tree::TreeEvent tree_outgoing_;  // sendToTree()'s, reused
   bool tree_interest_dirty_ = false;
   // The previous driveTree turn, and this thread's CPU clock as last sampled (at
   // tree_cpu_at_): a long gap is logged with the CPU the loop used in it (busy) or

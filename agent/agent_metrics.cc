@@ -85,12 +85,15 @@ AgentMetrics::AgentMetrics(std::size_t max_event_spaces)
                          latencyBuckets())) {}
 
 EventSeries& AgentMetrics::events(const std::string& event_space, proto::Severity severity) {
+  if (last_slots_ != nullptr && *last_space_ == event_space) return slot(*last_slots_, event_space, severity);
   auto it = by_event_space_.find(event_space);
   if (it == by_event_space_.end()) {
     const std::string& label = event_spaces_.map(event_space);
     if (label == metrics::kOtherValue) return slot(other_, label, severity);
     it = by_event_space_.emplace(event_space, Slots{}).first;
   }
+  last_space_ = &it->first;
+  last_slots_ = &it->second;
   return slot(it->second, event_space, severity);
 }
 

@@ -97,7 +97,11 @@ class AgentMetrics {
   // hot path is one hash lookup of the event's own string, no allocation.
   using Slots = std::array<std::optional<EventSeries>, 8>;
   EventSeries& slot(Slots& slots, const std::string& event_space, proto::Severity severity);
-  std::unordered_map<std::string, Slots> by_event_space_;
+  std::unordered_map<std::string, Slots> by_event_space_;  // never loses entries
+  // The last event space looked up (each event is looked up twice, and runs
+  // of events share a space): pointers into by_event_space_'s stable nodes.
+  const std::string* last_space_ = nullptr;
+  Slots* last_slots_ = nullptr;
   Slots other_;  // event spaces beyond the cap
 };
 

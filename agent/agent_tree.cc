@@ -176,10 +176,16 @@ void Agent::onTree(const proto::Envelope& envelope) {
 
 void Agent::sendToTree(const RoutedEventPtr& routed, const std::string& publisher_key) {
   if (!tree_) return;
-  tree::TreeEvent event{publisher_key, routed->event.id().seq(), routed->event.event_space(),
-                        routed->event.type() == proto::RESPONSE,
-                        routed->bytes};  // the bytes only: the parsed event is not kept
+  // Filled in place: its strings keep their buffers from one event to the
+  // next. The bytes only: the parsed event is not kept.
+  tree::TreeEvent& event = tree_outgoing_;
+  event.publisher = publisher_key;
+  event.seq = routed->event.id().seq();
+  event.event_space = routed->event.event_space();
+  event.flood = routed->event.type() == proto::RESPONSE;
+  event.bytes = routed->bytes;
   tree_->publishLocal(event, treeNow(routed->arrived));
+  event.bytes.reset();  // held by the relay log, if it keeps the event
 }
 
 void Agent::deliverLocal(const tree::TreeEvent& event) {

@@ -124,7 +124,7 @@ bool RelayLog::admitSequence(Sequence& s, uint64_t seq) {
 }
 
 bool RelayLog::admit(const TreeEvent& event, const std::string& from, Nanos now) {
-  Sequence& s = sequences_[event.publisher];
+  Sequence& s = sequenceOf(event.publisher);
   if (!admitSequence(s, event.seq)) {
     ++duplicates_;
     return false;
@@ -134,6 +134,15 @@ bool RelayLog::admit(const TreeEvent& event, const std::string& from, Nanos now)
   s.updated = now;
   retain(s, event, from, now);
   return true;
+}
+
+RelayLog::Sequence& RelayLog::sequenceOf(const std::string& publisher) {
+  if (last_sequence_ == nullptr || *last_publisher_ != publisher) {
+    auto& entry = *sequences_.try_emplace(publisher).first;  // nodes: stable addresses
+    last_publisher_ = &entry.first;
+    last_sequence_ = &entry.second;
+  }
+  return *last_sequence_;
 }
 
 std::shared_ptr<const std::string> RelayLog::internFrom(const std::string& from) {
@@ -165,6 +174,8 @@ void RelayLog::prune(Nanos now) {
   // A publisher quiet for twice the retention age can no longer have
   // duplicates in flight.
   std::erase_if(sequences_, [&](const auto& entry) { return now - entry.second.updated > 2 * max_age_; });
+  last_publisher_ = nullptr;
+  last_sequence_ = nullptr;
   // Addresses no retained event refers to any more (links gone).
   std::erase_if(from_names_, [&](const auto& entry) {
     return entry.second.use_count() == 1 + (entry.second == last_from_ ? 1 : 0);

@@ -121,6 +121,11 @@ class RelayLog {
   std::size_t max_bytes_;
   Nanos max_age_;
   std::unordered_map<std::string, Sequence> sequences_;
+  // admit()'s last publisher (events come in runs from one, and its key is
+  // long to hash): pointers into sequences_, reset where it loses entries.
+  Sequence& sequenceOf(const std::string& publisher);
+  const std::string* last_publisher_ = nullptr;
+  Sequence* last_sequence_ = nullptr;
   std::deque<Entry> events_;  // oldest first; records in blocks, no node per event
   std::size_t bytes_ = 0;     // costOf() summed over events_
   // Link addresses the retained events came from, one string each; the last

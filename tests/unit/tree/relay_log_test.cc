@@ -55,6 +55,26 @@ BOOST_AUTO_TEST_CASE(duplicates_are_dropped_and_holes_let_fills_through) {
   BOOST_CHECK((e.holes == std::vector<SeqRange>{{2, 2}}));
 }
 
+BOOST_AUTO_TEST_CASE(publishers_keep_their_own_sequences_when_their_events_interleave) {
+  RelayLog log(100, 60s);
+  BOOST_CHECK(log.admit(ev(1, "p"), "a", 0s));
+  BOOST_CHECK(log.admit(ev(1, "q"), "a", 0s));  // another publisher's 1: not a duplicate
+  BOOST_CHECK(!log.admit(ev(1, "p"), "a", 0s));
+  BOOST_CHECK(log.admit(ev(2, "p"), "a", 0s));
+  BOOST_CHECK(!log.admit(ev(1, "q"), "a", 0s));
+  BOOST_CHECK_EQUAL(log.duplicates(), 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_publisher_forgotten_by_prune_is_seen_afresh) {
+  RelayLog log(100, 10s);
+  BOOST_CHECK(log.admit(ev(7, "p"), "a", 0s));
+  log.prune(30s);  // quiet for more than twice the retention age: forgotten
+  BOOST_CHECK(log.admit(ev(7, "p"), "a", 30s));  // first sight again (and no stale state)
+  const SeenEntry& e = entry(log.report(everything(), {}), "p");
+  BOOST_CHECK_EQUAL(e.high, 7u);
+  BOOST_CHECK(e.holes.empty());
+}
+
 BOOST_AUTO_TEST_CASE(a_replay_below_the_first_seen_lowers_it_and_leaves_holes) {
   RelayLog log(100, 60s);
   BOOST_CHECK(log.admit(ev(49), "a", 0s));
