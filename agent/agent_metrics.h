@@ -42,6 +42,9 @@ class AgentMetrics {
 
  public:
   explicit AgentMetrics(std::size_t max_event_spaces);
+  // Not copied: a copy's cached slots would point into the original's map.
+  AgentMetrics(const AgentMetrics&) = delete;
+  AgentMetrics& operator=(const AgentMetrics&) = delete;
 
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 

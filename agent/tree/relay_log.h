@@ -40,6 +40,12 @@ class RelayLog {
   static constexpr std::size_t kRetainedOverhead = 136;  // record 72 + buffer control block and string 64
   RelayLog(std::size_t max_events, Nanos max_age, std::size_t max_bytes = SIZE_MAX)
       : max_events_(max_events), max_bytes_(max_bytes), max_age_(max_age) {}
+  // Not copied: a copy's cached sequence would point into the original's map.
+  // A move keeps the map's nodes, and so the cache, valid.
+  RelayLog(const RelayLog&) = delete;
+  RelayLog& operator=(const RelayLog&) = delete;
+  RelayLog(RelayLog&&) = default;
+  RelayLog& operator=(RelayLog&&) = default;
 
   // Records an event that arrived from `from` ("" for a local publisher).
   // False when it is a duplicate. One older than the first seen is a replay
