@@ -1,7 +1,5 @@
 #include "client/deliver_reader.h"
 
-#include <algorithm>
-
 #include "client/codec.h"
 #include "client/event_codec.h"
 #include "client/wire_format.h"
@@ -49,14 +47,9 @@ bool readSender(std::string_view bytes, VerifiedSender& sender) {
 
 bool readTag(std::string_view bytes, Tags& tags) {
   std::string key, value;
-  const bool ok = readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
-    if (type != kLength) return false;
-    if (field == 1) return in.ascii(key);
-    if (field == 2) return in.ascii(value);
-    return false;
-  });
-  if (ok) tags.insert_or_assign(std::move(key), std::move(value));  // a later entry of a key wins
-  return ok;
+  if (!wire::readStringPair(bytes, key, value)) return false;
+  tags.insert_or_assign(std::move(key), std::move(value));  // a later entry of a key wins
+  return true;
 }
 
 bool readEvent(std::string_view bytes, Event& event) {

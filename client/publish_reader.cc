@@ -8,19 +8,22 @@ namespace {
 
 constexpr uint32_t kVarint = kWireVarint, kLength = kWireLength;
 
+// Reads a varint field into `message` through its generated setter, narrowed
+// to the setter's type as protobuf narrows it (a bool: any nonzero value).
+template <typename Message, typename T>
+bool scalarInto(WireReader& in, Message& message, void (Message::*set)(T)) {
+  T value;
+  if (!in.scalar(value)) return false;
+  (message.*set)(value);
+  return true;
+}
+
 bool readOrigin(std::string_view bytes, proto::Origin& origin) {
   return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
-    uint32_t pid;
-    uint64_t start;
     if (field == 1 && type == kLength) return in.ascii(*origin.mutable_host());
-    if (field == 2 && type == kVarint && in.scalar(pid)) {
-      origin.set_pid(pid);
-      return true;
-    }
-    if (field == 3 && type == kVarint && in.scalar(start)) {
-      origin.set_process_start_ns(start);
-      return true;
-    }
+    if (type != kVarint) return false;
+    if (field == 2) return scalarInto(in, origin, &proto::Origin::set_pid);
+    if (field == 3) return scalarInto(in, origin, &proto::Origin::set_process_start_ns);
     return false;
   });
 }
@@ -28,31 +31,22 @@ bool readOrigin(std::string_view bytes, proto::Origin& origin) {
 bool readEventId(std::string_view bytes, proto::EventId& id) {
   return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
     std::string_view origin;
-    uint32_t instance;
-    uint64_t seq;
     if (field == 1 && type == kLength) return in.bytes(origin) && readOrigin(origin, *id.mutable_origin());
-    if (field == 2 && type == kVarint && in.scalar(instance)) {
-      id.set_client_instance(instance);
-      return true;
-    }
-    if (field == 3 && type == kVarint && in.scalar(seq)) {
-      id.set_seq(seq);
-      return true;
-    }
+    if (type != kVarint) return false;
+    if (field == 2) return scalarInto(in, id, &proto::EventId::set_client_instance);
+    if (field == 3) return scalarInto(in, id, &proto::EventId::set_seq);
     return false;
   });
 }
 
 bool readSender(std::string_view bytes, proto::VerifiedSender& sender) {
   return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
-    uint32_t number;
-    uint64_t flag;
     if (field == 3 && type == kLength) return in.ascii(*sender.mutable_agent());
     if (type != kVarint) return false;
     switch (field) {
-      case 1: return in.scalar(number) && (sender.set_uid(number), true);
-      case 2: return in.scalar(number) && (sender.set_pid(number), true);
-      case 4: return in.varint(flag) && (sender.set_credentials_known(flag != 0), true);
+      case 1: return scalarInto(in, sender, &proto::VerifiedSender::set_uid);
+      case 2: return scalarInto(in, sender, &proto::VerifiedSender::set_pid);
+      case 4: return scalarInto(in, sender, &proto::VerifiedSender::set_credentials_known);
       default: return false;
     }
   });
@@ -60,14 +54,9 @@ bool readSender(std::string_view bytes, proto::VerifiedSender& sender) {
 
 bool readTag(std::string_view bytes, proto::Event& event) {
   std::string key, value;
-  const bool ok = readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
-    if (type != kLength) return false;
-    if (field == 1) return in.ascii(key);
-    if (field == 2) return in.ascii(value);
-    return false;
-  });
-  if (ok) (*event.mutable_tags())[key] = std::move(value);  // a later entry of a key wins
-  return ok;
+  if (!readStringPair(bytes, key, value)) return false;
+  (*event.mutable_tags())[key] = std::move(value);  // a later entry of a key wins
+  return true;
 }
 
 bool readScalar(WireReader& in, uint32_t field, proto::Event& event) {

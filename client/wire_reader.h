@@ -126,4 +126,15 @@ bool readFields(std::string_view bytes, Field&& field) {
   return true;
 }
 
+// One entry of a map<string, string> field: key 1, value 2, each at most
+// once in the plain form's sense (a later one wins, as in protobuf).
+inline bool readStringPair(std::string_view bytes, std::string& key, std::string& value) {
+  return readFields(bytes, [&](WireReader& in, uint32_t field, uint32_t type) {
+    if (type != kWireLength) return false;
+    if (field == 1) return in.ascii(key);
+    if (field == 2) return in.ascii(value);
+    return false;
+  });
+}
+
 }  // namespace ftb::wire

@@ -130,21 +130,26 @@ void treeSeeds(const fs::path& dir) {
   put("merge_invite", tree::MergeInvite{});
 }
 
-// Deliver frames as the agent writes them (agent/deliver_frame.h): the
-// reader's plain form, with every field of an event set.
-void deliverSeeds(const fs::path& dir) {
+// An event with every field set, the sender as the accepting agent appends it.
+std::string everyFieldEvent() {
   ftb::Event event = sampleEvent();
   event.type = ftb::EventType::kResponse;
   event.response_to = ftb::EventId{"node3", 7, 1600000000000000000ull, 2, 19};
   event.time_nsec = 250000000;
   ftb::proto::Event wire;
   ftb::toProto(event, &wire);
-  auto* sender = wire.mutable_sender();  // as the accepting agent appends it
+  auto* sender = wire.mutable_sender();
   sender->set_agent("node17");
   sender->set_uid(1000);
   sender->set_pid(4242);
   sender->set_credentials_known(true);
-  const std::string bytes = wire.SerializeAsString();
+  return wire.SerializeAsString();
+}
+
+// Deliver frames as the agent writes them (agent/deliver_frame.h): the
+// reader's plain form, with every field of an event set.
+void deliverSeeds(const fs::path& dir) {
+  const std::string bytes = everyFieldEvent();
   ftb::agent::DeliverFrame frame;
   const uint32_t ids[] = {1, 4};
   frame.add(bytes, ids);
@@ -153,24 +158,16 @@ void deliverSeeds(const fs::path& dir) {
   write(dir, "deliver_after_loss", frame.finish(12, {{1, 12}, {4, 3}}));
 }
 
-// Publish frames as the SDK sends them (its event writer), and one event in
-// the generic form protobuf writes, with every field set.
+// Publish frames of one and two events, and one event alone with every field
+// set (the reader also reads tree events, which carry the sender).
 void publishSeeds(const fs::path& dir) {
-  ftb::Event event = sampleEvent();
-  event.type = ftb::EventType::kResponse;
-  event.response_to = ftb::EventId{"node3", 7, 1600000000000000000ull, 2, 19};
-  event.time_nsec = 250000000;
-  ftb::proto::Event full;
-  ftb::toProto(event, &full);
-  full.mutable_sender()->set_agent("node17");
-  full.mutable_sender()->set_uid(1000);
-  full.mutable_sender()->set_credentials_known(true);
-  write(dir, "event_every_field", full.SerializeAsString());
+  const std::string full = everyFieldEvent();
+  write(dir, "event_every_field", full);
   ftb::proto::Envelope envelope;
   envelope.set_request_id(9);
   envelope.mutable_publish()->add_events(serializedEvent());
   write(dir, "publish_one_event", ftb::wire::encode(envelope));
-  envelope.mutable_publish()->add_events(full.SerializeAsString());
+  envelope.mutable_publish()->add_events(full);
   write(dir, "publish_two_events", ftb::wire::encode(envelope));
 }
 
