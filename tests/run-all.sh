@@ -12,6 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 deploy/install-deps.sh || exit 1
+source tests/lib/bazel_results.sh
 
 # The cached Debian roots of the root tiers, made meanwhile where missing
 # (downloads and unpacking overlap the first build; tests wait for their lock).
@@ -27,7 +28,7 @@ run_tier() {
   local name=$1 bazel=$2 targets=$3
   shift 3
   local options=("$@")
-  local log tier_status tier_passed tier_failed tier_skipped=0 testlogs target test_log why
+  local log tier_status tier_passed tier_failed tier_skipped=0 testlogs target why
   log=$(mktemp)
   echo "=== ${name}"
   # gold warns about every sanitizer symbol it cannot export: noise, not news.
@@ -36,15 +37,12 @@ run_tier() {
     grep --line-buffered -v "ld.gold: warning: Cannot export local symbol" | tee "$log"
   tier_status=${PIPESTATUS[0]}
 
-  # Per-target lines: "//pkg:target   (cached) PASSED in 1.2s" / FAILED / TIMEOUT / NO STATUS ...
-  tier_passed=$(grep -cE '^//[^ ]+ +(\(cached\) +)?PASSED' "$log")
-  tier_failed=$(grep -cE '^//[^ ]+ +(\(cached\) +)?(FAILED|TIMEOUT|FLAKY|NO STATUS|INCOMPLETE)' "$log")
-  # A tier that cannot run on this machine exits 0 after one line "SKIPPED: <why>"
-  # (Bazel 4 knows no skipped status): counted as skipped, not passed.
+  tier_passed=$(target_results "$log" | grep -c ' PASSED$')
+  tier_failed=$(target_results "$log" | grep -vc ' PASSED$')
   testlogs=$("$bazel" info "${options[@]}" bazel-testlogs 2>/dev/null)
-  for target in $(grep -oE '^//[^ ]+ +(\(cached\) +)?PASSED' "$log" | cut -d' ' -f1); do
-    test_log="$testlogs/$(echo "${target#//}" | tr ':' '/')/test.log"
-    why=$(grep -m1 '^SKIPPED: ' "$test_log" 2>/dev/null) || continue
+  for target in $(target_results "$log" | grep ' PASSED$' | cut -d' ' -f1); do
+    why=$(skip_reason "$testlogs" "$target")
+    [[ -n $why ]] || continue
     echo "$target $why"
     tier_skipped=$((tier_skipped + 1))
   done

@@ -1,0 +1,18 @@
+# Sourced by tests/run-all.sh and tests/stress.sh: reads what `bazel test`
+# printed (with --test_summary=short) into one result per target.
+
+# target_results LOG: one line "TARGET STATUS" per test target in LOG, STATUS
+# one of PASSED, FAILED, TIMEOUT, FLAKY, NO_STATUS, INCOMPLETE.
+target_results() {
+  grep -oE '^//[^ ]+ +(\(cached\) +)?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|INCOMPLETE)' "$1" |
+    sed -E 's/ +\(cached\)//; s/NO STATUS/NO_STATUS/; s/ +/ /'
+}
+
+# skip_reason TESTLOGS TARGET: the "SKIPPED: <why>" line of a passed target
+# whose test could not run on this machine (Bazel 4 knows no skipped status),
+# or nothing.
+skip_reason() {
+  local test_log
+  test_log="$1/$(echo "${2#//}" | tr ':' '/')/test.log"
+  grep -m1 '^SKIPPED: ' "$test_log" 2>/dev/null || true
+}
