@@ -27,8 +27,10 @@
 //   one of each kind in turn, under the "auto" schedule; slowdown and each
 //   recovery printed.
 // Every run's checksum is compared with the bare run's (the fault cases only
-// when the overhead case ran before them, as in a full run). Each fault run
-// leaves its timeline in /tmp/recovery_bench-{fan,kill,rank}.timeline.
+// when the overhead case ran before them, as in a full run), and a case fails
+// when anything in its lab tried to reach an address outside the lab (JobLab's
+// check, lab/netns_lab.h). Each fault run leaves its timeline in
+// /tmp/recovery_bench-{fan,kill,rank}.timeline.
 #define BOOST_TEST_MODULE recovery_bench
 #include <boost/test/unit_test.hpp>
 

@@ -59,6 +59,13 @@ JobLab::JobLab(JobShape s) : shape(std::move(s)), lab(shape.nodes, 0) {
   }
 }
 
+JobLab::~JobLab() {
+  // Before the members go: the lab's namespaces, where the attempts were counted, go with `lab`.
+  const std::string outside = lab.outsideTraffic();
+  BOOST_TEST(outside.empty(), "processes in the lab tried to reach addresses outside it (loopback and "
+                                  << lab.subnet() << " only; attempts per namespace): " << outside);
+}
+
 pid_t JobLab::start(const std::string& job, std::vector<std::string> extra) {
   std::string nodes;
   for (const auto& n : shape.job_nodes) nodes += (nodes.empty() ? "" : ",") + n;

@@ -53,6 +53,8 @@ bool skipped();
 class JobLab {
  public:
   explicit JobLab(JobShape shape);
+  // Fails the test if anything in the lab tried to reach an address outside it.
+  ~JobLab();
 
   // Starts ftb-run in the head on the shape's job nodes; `extra` goes before "--".
   pid_t start(const std::string& job, std::vector<std::string> extra);

@@ -109,14 +109,15 @@ NetnsLab::NetnsLab(std::vector<std::string> nodes, int octet)
     : nodes_(std::move(nodes)), octet_(octet), tag_("jl" + std::to_string(getpid()) + "_") {
   head_ns_ = tag_ + "head";
   const std::string net = "10.253." + std::to_string(octet_) + ".";
+  writeFiles();  // first: every anchor bind-mounts the hosts file
   must({"ip", "netns", "add", head_ns_});
   namespaces_.push_back(head_ns_);
   must({"ip", "-n", head_ns_, "link", "set", "lo", "up"});
   must({"ip", "-n", head_ns_, "link", "add", "br0", "type", "bridge"});
   must({"ip", "-n", head_ns_, "addr", "add", net + "1/24", "dev", "br0"});
   must({"ip", "-n", head_ns_, "link", "set", "br0", "up"});
+  startAnchor("head", head_ns_, "");  // the machine's hostname and /dev/shm, the lab's hosts file
   for (std::size_t i = 0; i < nodes_.size(); ++i) createNode(i);
-  writeScripts();
 }
 
 void NetnsLab::createNode(std::size_t i) {
@@ -132,15 +133,22 @@ void NetnsLab::createNode(std::size_t i) {
   must({"ip", "-n", n, "link", "set", "veth0", "up"});
   must({"ip", "-n", head_ns_, "link", "set", port, "master", "br0"});
   must({"ip", "-n", head_ns_, "link", "set", port, "up"});
-  // The anchor holds the node's UTS and mount namespaces (private /dev/shm).
-  const std::string pidfile = dir() + "/" + node + ".anchor";
-  spawn({"nsenter", "--net=/run/netns/" + n, "unshare", "--uts", "--mount", "--propagation", "private", "--fork",
+  startAnchor(node, n, "hostname " + node + " && mount -t tmpfs -o size=4g tmpfs /dev/shm && ");
+}
+
+// The anchor holds the UTS and mount namespaces that `setup` (shell commands
+// ending in "&& ") changes, with the lab's hosts file and nsswitch.conf over
+// /etc's; anchor(name) is its pid.
+void NetnsLab::startAnchor(const std::string& name, const std::string& netns, const std::string& setup) {
+  const std::string pidfile = dir() + "/" + name + ".anchor";
+  spawn({"nsenter", "--net=/run/netns/" + netns, "unshare", "--uts", "--mount", "--propagation", "private", "--fork",
          "sh", "-c",
-         "hostname " + node + " && mount -t tmpfs -o size=4g tmpfs /dev/shm && echo $$ > " + pidfile +
-             ".tmp && mv " + pidfile + ".tmp " + pidfile + " && exec sleep infinity"},
-        dir() + "/" + node + ".anchor.log");
-  for (int waited = 0; anchor(node) <= 0; waited += 20) {
-    if (waited > 5000) throw std::runtime_error("node " + node + " did not come up");
+         setup + "mount --bind " + dir() + "/hosts /etc/hosts && mount --bind " + dir() +
+             "/nsswitch.conf /etc/nsswitch.conf && echo $$ > " + pidfile + ".tmp && mv " + pidfile + ".tmp " +
+             pidfile + " && exec sleep infinity"},
+        pidfile + ".log");
+  for (int waited = 0; anchor(name) <= 0; waited += 20) {
+    if (waited > 5000) throw std::runtime_error(name + " did not come up (see " + pidfile + ".log)");
     pause(20);
   }
 }
@@ -152,7 +160,27 @@ pid_t NetnsLab::anchor(const std::string& node) const {
   return pid;
 }
 
-void NetnsLab::writeScripts() const {
+void NetnsLab::writeFiles() const {
+  const std::string net = "10.253." + std::to_string(octet_) + ".";
+  {
+    // Processes in the head may look up their own hostname (the machine's).
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    std::ofstream out(dir() + "/hosts");
+    out << "127.0.0.1 localhost\n" << net << "1 ctl " << host << "\n";
+    for (std::size_t i = 0; i < nodes_.size(); ++i) out << net << (11 + i) << " " << nodes_[i] << "\n";
+  }
+  {
+    // Only the lab's hosts file: a name missing from it (or asked for as IPv6
+    // only, as `getent hosts` and others do first) fails at once instead of
+    // going to DNS. The machine's other lines are kept.
+    std::ifstream machine("/etc/nsswitch.conf");
+    std::ofstream out(dir() + "/nsswitch.conf");
+    out << "hosts: files\n";
+    for (std::string line; std::getline(machine, line);) {
+      if (!line.starts_with("hosts:")) out << line << "\n";
+    }
+  }
   {
     std::ofstream out(rshAgent());
     // Open MPI calls "agent [options] HOST orted ..." with the command as one shell string.
@@ -174,7 +202,8 @@ void NetnsLab::writeScripts() const {
 }
 
 std::vector<std::string> NetnsLab::inHead(std::vector<std::string> argv) const {
-  argv.insert(argv.begin(), {"nsenter", "--net=/run/netns/" + head_ns_, "--"});
+  // --wd: the anchor's working directory, the test's (entering a mount namespace alone moves to /).
+  argv.insert(argv.begin(), {"nsenter", "-t", std::to_string(anchor("head")), "--net", "--mount", "--wd", "--"});
   return argv;
 }
 
@@ -185,7 +214,7 @@ std::vector<std::string> NetnsLab::inNode(const std::string& node, std::vector<s
 
 pid_t NetnsLab::spawn(const std::vector<std::string>& argv, const std::string& log) {
   pid_t pid = ftb::testing::spawn(resolved(argv), log);
-  children_.push_back(pid);
+  children_.insert(pid);
   return pid;
 }
 
@@ -319,7 +348,34 @@ pid_t NetnsLab::rankPid(const std::string& node, int rank) {
   return -1;
 }
 
+std::string NetnsLab::outsideTraffic() const {
+  std::string report;
+  for (const auto& n : namespaces_) {
+    std::string out;  // "#kernel", then "IpOutNoRoutes <count> <rate>" and the same for IPv6
+    if (run({"nsenter", "--net=/run/netns/" + n, "nstat", "-asz", "IpOutNoRoutes", "Ip6OutNoRoutes"}, &out) != 0) {
+      report += (report.empty() ? "" : ", ") + n.substr(tag_.size()) + ": not counted (nstat: " + out + ")";
+      continue;
+    }
+    long attempts = 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      std::string name;
+      long count = 0;
+      if (fields >> name >> count) attempts += count;
+    }
+    if (attempts > 0) report += (report.empty() ? "" : ", ") + n.substr(tag_.size()) + ": " + std::to_string(attempts);
+  }
+  return report;
+}
+
 NetnsLab::~NetnsLab() {
+  // A child the caller reaped (waitExit) is gone and its pid may be another
+  // process's now: keep only those still ours (WNOWAIT: not reaped here).
+  std::erase_if(children_, [](pid_t p) {
+    siginfo_t info{};
+    return waitid(P_PID, static_cast<id_t>(p), &info, WEXITED | WNOHANG | WNOWAIT) != 0;
+  });
   for (pid_t p : children_) kill(p, SIGTERM);
   for (const auto& n : namespaces_) {
     for (pid_t p : pidsIn(n)) kill(p, SIGTERM);

@@ -6,23 +6,42 @@
 // an ftb-agent that joins the head's tree (--tree-seeds).
 //
 //   NetnsLab lab({"n1", "n2", "n3", "n4"}, 0);   // throws on failure
-//   lab.startAgents(runfile("agent/ftb-agent"), runfile("cli/ftbctl"));
+//   lab.startAgents(runfile("agent/ftb-agent"));
 //   lab.inHead({ftb_run, ...});                    // argv prefix for the head
 //   lab.killNode("n3");                            // SIGKILL to everything in it
+//   BOOST_TEST(lab.outsideTraffic().empty());      // nothing tried to leave the lab
 //
 // mpirun in the head reaches the nodes through rshAgent() (nsenter into the
 // node; it sets FTB_AGENT_ENDPOINT to the node's agent) with the Open MPI
 // parameters of mcaParamFile() (ob1 + TCP BTL on the lab subnet; see
 // ../shared/notes/slurm-lab.md G6/G7).
 //
+// Names resolve inside the lab only: the head and every node have a private
+// mount namespace (held, like a node's UTS one, by an "anchor" process) in
+// which the lab's hosts file (localhost; the head as "ctl" and as the
+// machine's hostname; every node) and an nsswitch.conf with "hosts: files"
+// are bind-mounted over /etc's, so no lookup goes to the machine's DNS
+// server. The machine's own files are never changed.
+//
+// No lab namespace has a default route: an attempt to reach any address
+// beyond loopback and the lab subnet fails at once (ENETUNREACH), nothing
+// leaves the lab, and the kernel counts the attempt in that namespace
+// (IpOutNoRoutes, Ip6OutNoRoutes); outsideTraffic() reports those counts.
+// A test must reach nothing else, so JobLab fails the test when any is not 0.
+// (The kernel's counters rather than a default route into a dummy device:
+// nothing waits for a dropped packet's timeout, and not every kernel has
+// the dummy driver; this VM's has none.)
+//
 // Namespace names carry the test's pid, so parallel tests never collide;
-// the destructor kills every process in them and deletes them.
+// the destructor kills every process in them and the children it started
+// that nobody reaped yet, then deletes the namespaces.
 #pragma once
 
 #include <sys/types.h>
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,13 +89,19 @@ class NetnsLab {
   // OMPI_COMM_WORLD_RANK in its environment), or -1 when none runs there.
   pid_t rankPid(const std::string& node, int rank);
 
-  // Starts `argv` as a child (stdout+stderr to `log`) and remembers it for cleanup.
+  // Attempts from inside the lab to reach an address outside it, per
+  // namespace ("head: 8, n3: 2"), or "" when there were none.
+  std::string outsideTraffic() const;
+
+  // Starts `argv` as a child (stdout+stderr to `log`) and remembers it for
+  // cleanup. The caller may reap it (waitExit); the lab then leaves it alone.
   pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
 
  private:
   void createNode(std::size_t index);
+  void startAnchor(const std::string& name, const std::string& netns, const std::string& setup);
   void awaitTree();
-  void writeScripts() const;
+  void writeFiles() const;
   std::string ns(const std::string& node) const { return tag_ + node; }
   pid_t anchor(const std::string& node) const;
 
@@ -86,7 +111,7 @@ class NetnsLab {
   std::string tag_;
   std::string head_ns_;
   std::vector<std::string> namespaces_;
-  std::vector<pid_t> children_;
+  std::set<pid_t> children_;  // a set: a reaped child's pid may come back as a new one
   bool munged_ = false;
 };
 
