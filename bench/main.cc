@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/bench_support.h"
+#include "bench/environment.h"
 #include "bench/ftb05_scenarios.h"
 #include "bench/scenarios.h"
 #include "client/codec.h"
@@ -269,6 +270,7 @@ int run(int argc, char** argv) {
               ftb::wire::kProtocolVersion);
   std::printf("  machine    nproc=%ld (%s), %s; build %s\n", sysconf(_SC_NPROCESSORS_ONLN),
               cpuModel().c_str(), kernel().c_str(), build);
+  std::printf("  %s\n", formatEnvironment(measureEnvironment()).c_str());
   std::printf("  agent      %s (pid %d) on %s\n", binary->c_str(), (*agent)->pid(),
               tput.endpoint.c_str());
   std::printf("  reference  original FTB: ~145,000 events/s, ~120 us round-trip median; "

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/environment.h"
 #include "bench/tree_scenarios.h"
 
 namespace {
@@ -128,6 +129,7 @@ int run(int argc, char** argv) {
   std::printf("ftb_tree_bench: agents from %s; nproc=%ld; build %s\n", binary->c_str(),
               sysconf(_SC_NPROCESSORS_ONLN), build);
   std::printf("  every agent, publisher and subscriber shares this machine's cores\n");
+  std::printf("  %s\n", formatEnvironment(measureEnvironment()).c_str());
   std::fflush(stdout);
 
   auto fail = [](const char* what, const ftb::Status& s) {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace ftb::launcher {
 
@@ -26,7 +27,20 @@ bool callerSets(const MpiJobSpec& spec, const std::string& param) {
   if (std::getenv(("OMPI_MCA_" + param).c_str()) != nullptr) return true;
   return std::find(spec.mpirun_args.begin(), spec.mpirun_args.end(), param) != spec.mpirun_args.end();
 }
+
+// glibc 2.35 and later (Debian 12's 2.36 too) know it; older ones ignore it.
+constexpr const char* kHugePageMalloc = "glibc.malloc.hugetlb=1";
 }  // namespace
+
+std::string ranksTunables(const MpiJobSpec& spec) {
+  for (const auto& arg : spec.mpirun_args) {
+    if (arg.rfind("GLIBC_TUNABLES", 0) == 0) return "";
+  }
+  const char* own = std::getenv("GLIBC_TUNABLES");
+  if (own == nullptr || *own == '\0') return kHugePageMalloc;
+  if (std::string(own).find("glibc.malloc.hugetlb") != std::string::npos) return "";
+  return std::string(own) + ":" + kHugePageMalloc;
+}
 
 std::vector<std::string> mpirunCommand(const MpiJobSpec& spec) {
   std::vector<std::string> cmd{spec.mpirun};
@@ -35,6 +49,9 @@ std::vector<std::string> mpirunCommand(const MpiJobSpec& spec) {
   if (spec.with_ft_ulfm && !callerSets(spec, "--with-ft")) cmd.insert(cmd.end(), {"--with-ft", "ulfm"});
   if (!callerSets(spec, kSigkillTimeout)) cmd.insert(cmd.end(), {"--mca", kSigkillTimeout, "0"});
   for (const auto& [key, value] : spec.env) cmd.insert(cmd.end(), {"-x", key});
+  if (const std::string tunables = ranksTunables(spec); !tunables.empty()) {
+    cmd.insert(cmd.end(), {"-x", "GLIBC_TUNABLES=" + tunables});
+  }
   cmd.insert(cmd.end(), spec.mpirun_args.begin(), spec.mpirun_args.end());
   cmd.insert(cmd.end(), spec.program.begin(), spec.program.end());
   return cmd;

@@ -154,6 +154,7 @@ Result<Config> configFromEnvironment() {
   }
   if (const char* v = env("FTBCKPT_AGENT")) c.agent = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_ASYNC")) c.async = std::string(v) != "0";
+  if (const char* v = env("FTBCKPT_HUGE_PAGES")) c.huge_pages = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_ENCODER")) {
     const std::string encoder = v;
     if (encoder != "rank" && encoder != "node") {

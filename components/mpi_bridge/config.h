@@ -36,6 +36,7 @@ struct Config {
   int agent_timeout_ms = 1000;    // FTBCKPT_AGENT_TIMEOUT_MS
   int poll_every = 1;             // FTBCKPT_POLL_EVERY: loop calls between request checks
   bool async = false;             // FTBCKPT_ASYNC=1: group part of L2-L4 in the background
+  bool huge_pages = true;         // FTBCKPT_HUGE_PAGES=0: no MADV_HUGEPAGE on checkpoint memory
   bool node_encoder = false;      // FTBCKPT_ENCODER=node: a dedicated encoder process per node
   std::vector<int> encoder_cpus;  // FTBCKPT_ENCODER_CPUS: where encoders run ("" = where they were started)
   std::string corr_id;            // FTB_CORR_ID: correlation id of the recovery we are in

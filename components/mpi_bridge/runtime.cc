@@ -13,6 +13,7 @@
 #include <map>
 
 #include "components/mpi_bridge/bridge.h"
+#include "components/mpi_bridge/checkpoint_memory.h"
 #include "components/mpi_bridge/ckpt_restore.h"
 #include "components/mpi_bridge/ckpt_writer.h"
 #include "components/mpi_bridge/flusher.h"
@@ -595,6 +596,7 @@ class RuntimeImpl : public Runtime {
 }  // namespace
 
 Result<std::unique_ptr<Runtime>> Runtime::create(MPI_Comm comm, Config config) {
+  setHugePages(config.huge_pages);
   // A replacement spawned by a run-through recovery joins the job's communicator here.
   if (Status s = UlfmRecovery::joinIfReplacement(comm, config); !s.ok()) return s;
   MPI_Comm node_comm = MPI_COMM_NULL;

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "components/mpi_bridge/checkpoint_memory.h"
+
 namespace ftb::mpi_bridge {
 namespace {
 std::string errnoText(const std::string& what, const std::string& name) {
@@ -23,12 +25,17 @@ Result<ShmSegment> ShmSegment::create(const std::string& name, std::size_t bytes
     close(fd);
     return resourceExhausted(message);
   }
-  // MAP_POPULATE: the pages are made present in one go, not faulted in one
-  // by one (a 64 MiB slot is 16k faults) during the first checkpoint.
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (p == MAP_FAILED) return internalError(errnoText("mmap", name));
-  return ShmSegment(name, static_cast<uint8_t*>(p), bytes);
+  ShmSegment segment(name, static_cast<uint8_t*>(p), bytes);
+  // Present now, not faulted in one 4 KiB page at a time (a 64 MiB slot is 16k
+  // faults) during the checkpoint; huge pages where /dev/shm is mounted huge=.
+  if (!prefault(segment.data_, bytes)) {
+    return resourceExhausted("no memory for the " + std::to_string(bytes) + " bytes of " + name +
+                             " (is /dev/shm full?)");
+  }
+  return segment;
 }
 
 Result<ShmSegment> ShmSegment::open(const std::string& name) { return openExisting(name, false); }

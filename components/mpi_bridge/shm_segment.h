@@ -12,7 +12,8 @@ namespace ftb::mpi_bridge {
 
 class ShmSegment {
  public:
-  // Creates or resizes `name` ("/ftbckpt-...") to `bytes` and maps it read-write.
+  // Creates or resizes `name` ("/ftbckpt-...") to `bytes` and maps it
+  // read-write, faulted in (checkpoint_memory.h); the contents are not kept.
   static Result<ShmSegment> create(const std::string& name, std::size_t bytes);
   // Maps an existing object read-only; kNotFound if there is none.
   static Result<ShmSegment> open(const std::string& name);

@@ -198,6 +198,7 @@ overhead_run() {
   awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}'
 }
 if [[ "${1:-}" == --bench ]]; then
+  "$runfiles/ftb/bench/print_environment" || echo "environment: ? (no bench/print_environment)"  # bench/environment.h
   bare_times="" ulfm_times=""
   for _ in 1 2 3; do
     bare_times+=" $(overhead_run bare)"

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "bench/environment.h"
 #include "components/ib/monitor.h"
 #include "components/ib/sysfs_devices.h"
 #include "components/ib/testing/fake_sysfs.h"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   app.add_option("--sweeps", sweeps, "Sweeps measured per configuration")->check(CLI::Range(1, 100000));
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
+  ftb::bench::printEnvironment();
 
   std::printf("%8s %8s %10s %16s %18s\n", "hcas", "ports", "counters", "cpu_us/sweep",
               "cpu_s/day@10s");

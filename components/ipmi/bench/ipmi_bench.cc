@@ -25,6 +25,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/environment.h"
 #include "components/ipmi/freeipmi_sensor_source.h"
 #include "components/ipmi/testing/ipmi_sim_process.h"
 #include "components/ipmi/testing/monitor_rig.h"
@@ -202,6 +203,7 @@ int main(int argc, char** argv) {
   app.add_option("--sweeps", sweeps, "In-process sweeps to time")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   findRunfiles(argv[0]);
+  ftb::bench::printEnvironment();
 
   try {
     inProcess(sweeps);

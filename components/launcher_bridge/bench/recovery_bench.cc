@@ -49,8 +49,10 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/environment.h"
 #include "components/ipmi/testing/monitor_process.h"
 #include "components/launcher_bridge/lab/job_lab.h"
+#include "components/launcher_bridge/mpi_job.h"
 
 using namespace std::chrono_literals;
 using ftb::Event;
@@ -95,6 +97,15 @@ struct Runfiles {
   }
 };
 BOOST_TEST_GLOBAL_FIXTURE(Runfiles);
+
+// The environment that bounds every figure below (bench/environment.h), first.
+struct PrintEnvironment {
+  PrintEnvironment() {
+    std::printf("BENCH %s\n", ftb::bench::formatEnvironment(ftb::bench::measureEnvironment()).c_str());
+    std::fflush(stdout);
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(PrintEnvironment);
 
 std::string resultLine(const std::string& log) {
   std::ifstream in(log);
@@ -196,6 +207,10 @@ RunTimes bareRun(JobLab& lab, int iterations, const std::string& log, double lim
   std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--host", "n1:2,n2:2,n3:2,n4:2",
                                    "--map-by", "slot", "-np", "8", "-x", "FTBCKPT_AGENT=0",
                                    runfile("components/mpi_bridge/examples/stencil")};
+  // The ranks' malloc in huge pages as ftb-run asks for it (mpi_job.h): like with like.
+  if (const auto t = ftb::launcher::ranksTunables({}); !t.empty()) {
+    argv.insert(argv.end() - 1, {"-x", "GLIBC_TUNABLES=" + t});
+  }
   argv.insert(argv.end(), kGrid.begin(), kGrid.end());
   argv.insert(argv.end(), {"--iterations", std::to_string(iterations)});
   const double t0 = now();

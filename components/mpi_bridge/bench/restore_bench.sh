@@ -14,6 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${CKPT_BENCH:-${RUNFILES_DIR:-$0.runfiles}/ftb/components/mpi_bridge/bench/ckpt_bench}
 [[ -x $bin ]] || bin=$here/ckpt_bench
 export OMPI_MCA_rmaps_base_oversubscribe=1 TMPDIR=/tmp
+# The environment that bounds these figures (bench/environment.h), before any rank starts.
+"${RUNFILES_DIR:-$0.runfiles}/ftb/bench/print_environment" || echo "environment: ? (no bench/print_environment)"
 printf '%-6s %-5s %12s %14s\n' group level "rebuild GB/s" "restore s"
 for g in "${sizes[@]}"; do
   map=$(for ((r = 0; r < g; r++)); do printf 'n%d,' "$r"; done)

@@ -19,6 +19,8 @@ trap 'rm -rf "$flush"' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1 TMPDIR=/tmp
 mpi() { mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np "$ranks" -x FTBCKPT_NODE_MAP="$map" "$@"; }
 
+# The environment that bounds these figures (bench/environment.h), before any rank starts.
+"${RUNFILES_DIR:-$0.runfiles}/ftb/bench/print_environment" || echo "environment: ? (no bench/print_environment)"
 echo "== checkpoint and restart throughput ($ranks ranks on $nodes nodes, groups of up to 4, $(nproc) cores)"
 mpi -x FTBCKPT_FLUSH_DIR="$flush" -x FTBCKPT_GROUP_SIZE=4 -x FTBCKPT_RS_M=2 "$bin/bench/ckpt_bench" "$mib" 5
 
