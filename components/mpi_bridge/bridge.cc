@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -9,6 +10,9 @@
 
 namespace ftb::mpi_bridge {
 namespace {
+
+// How long a rank's exit waits for the agent to acknowledge its last events.
+constexpr std::chrono::seconds kExitFlushTimeout{15};
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
@@ -111,7 +115,14 @@ Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), 
 }
 
 Bridge::~Bridge() {
-  if (client_) (void)client_->disconnect();
+  if (!client_) return;
+  // A rank exits right after this: its last answers (FTB_CHECKPOINT_DONE of a
+  // stop or a migration, FTB_RANK_FINISHED) must reach the agent first, and on
+  // a loaded node the acks can take seconds.
+  if (Status s = client_->disconnect(kExitFlushTimeout); !s.ok()) {
+    std::fprintf(stderr, "ftbckpt: rank %d: events published before exit may not have reached the agent: %s\n", rank_,
+                 s.toString().c_str());
+  }
 }
 
 void Bridge::onNotification(const Notification& n) {
