@@ -102,7 +102,7 @@ install -d -o "$(in_root id -u ftb)" -g "$(in_root id -g ftb)" "$fresh/run/ftb"
 chroot --userspec=ftb:ftb "$fresh" /usr/bin/ftb-agent --config /etc/ftb/ftb-agent.conf \
   --tcp-endpoint none --ready-file /run/ftb/ready --log-level warn &
 agent_pid=$!
-for _ in $(seq 1 1000); do [[ -e "$fresh/run/ftb/ready" ]] && break; sleep 0.01; done
+for _ in $(seq 1 3000); do [[ -e "$fresh/run/ftb/ready" ]] && break; sleep 0.01; done  # 30 s at least
 [[ -e "$fresh/run/ftb/ready" ]] || fail "the packaged ftb-agent did not become ready"
 [[ "$(stat -c %u "$fresh/run/ftb/agent.sock")" == "$(in_root id -u ftb)" ]] || fail "agent.sock not owned by ftb"
 [[ "$(stat -c %u "$fresh/run/ftb/agent.stream")" == "$(in_root id -u ftb)" ]] || fail "agent.stream not owned by ftb"

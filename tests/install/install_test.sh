@@ -76,7 +76,7 @@ grep -q "^ExecStart=$prefix/bin/ftb-agent --config $prefix/etc/ftb/ftb-agent.con
 "$prefix/bin/ftb-agent" --ipc-endpoint "ipc://$work/agent.sock" --tcp-endpoint none \
   --ready-file "$work/ready" --log-level warn &
 agent_pid=$!
-for _ in $(seq 1 1000); do [[ -e "$work/ready" ]] && break; sleep 0.01; done
+for _ in $(seq 1 3000); do [[ -e "$work/ready" ]] && break; sleep 0.01; done  # 30 s at least
 [[ -e "$work/ready" ]] || fail "the installed ftb-agent did not become ready"
 
 export FTB_AGENT_ENDPOINT="ipc://$work/agent.sock"

@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(clients_ride_through_an_agent_restart) {
                               }
                               return all;
                             },
-                            20s),
+                            30s),
                         "the clients did not reconnect to the new agent");
   // The new agent knows every subscription again.
   BOOST_REQUIRE_MESSAGE(waitFor(
@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(clients_ride_through_an_agent_restart) {
                               }
                               return true;
                             },
-                            10s),
+                            20s),
                         "the subscriptions were not re-established");
 
   publishRange(*pub, kBefore + kInFlight + kWhileDown, kTotal);

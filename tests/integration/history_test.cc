@@ -218,15 +218,23 @@ BOOST_AUTO_TEST_CASE(history_is_bounded_by_count) {
 }
 
 BOOST_AUTO_TEST_CASE(history_is_bounded_by_age) {
-  AgentProcess agent({"--history-max-age-s=1"});
+  AgentProcess agent({"--history-max-age-s=3"});
   Publisher pub(agent);
+  const auto before = std::chrono::steady_clock::now();
   pub.publishRange(0, 5);
-  BOOST_CHECK_EQUAL(ftb::testing::queryStatus(agent.ipcEndpoint()).history_events(), 5u);
+  const uint32_t kept = ftb::testing::queryStatus(agent.ipcEndpoint()).history_events();
+  // Kept while younger than the limit: checked only when this test knows they
+  // are (a loaded machine may take longer than that to get here).
+  if (std::chrono::steady_clock::now() - before < 3s) {
+    BOOST_CHECK_EQUAL(kept, 5u);
+  } else {
+    BOOST_TEST_MESSAGE("publishing took longer than --history-max-age-s: not checked that the events were kept");
+  }
   BOOST_REQUIRE_MESSAGE(waitFor([&] {
                           return ftb::testing::queryStatus(agent.ipcEndpoint()).history_events() == 0;
                         },
-                                5s),
-                        "events older than --history-max-age-s=1 are still kept");
+                                20s),
+                        "events older than --history-max-age-s=3 are still kept");
   auto sub = connectOrFail(agent.localEndpoint(), "FTB.HIST.SUB", "sub");
   const auto last10 = subscribe(*sub, kAll, {.last_n = 10});
   pub.publishRange(5, 6);

@@ -4,7 +4,8 @@
 // disconnect, an agent restart, or a client's own reconnect publish neither.
 // Real agent, real client processes (forked before this process starts any
 // SDK thread), a real subscriber. The agent's client timeout is set far above
-// the bound, so only the fast path (pidfd + socket probe) can meet it.
+// the bound, so only the fast path (pidfd + socket probe) can meet it; the
+// latency itself is printed, not asserted.
 #define BOOST_TEST_MODULE last_will
 #include <boost/test/unit_test.hpp>
 
@@ -24,13 +25,13 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr int kClientTimeoutMs = 20000;
+constexpr int kClientTimeoutMs = 120000;
 const std::vector<std::string> kAgentFlags = {
     "--client-timeout-ms=" + std::to_string(kClientTimeoutMs), "--heartbeat-interval-ms=1000"};
-// What a subscriber must see within this after the kill (the aim is tens of
+// What a subscriber must see within this after a kill (the aim is tens of
 // ms; the bound leaves room for a loaded 2-core machine, and is far below the
-// 20 s heartbeat timeout that would otherwise be the only detection).
-constexpr auto kBound = 2000ms;
+// 120 s heartbeat timeout that would otherwise be the only detection).
+constexpr auto kBound = 15000ms;
 constexpr char kWillFilter[] =
     "event_space=FTB.WILL.**|FTB.AGENT, event_name=RANK_GONE|FTB_CLIENT_LOST";
 
@@ -69,7 +70,7 @@ class WillChild {
     cmd_fd_ = cmd[1];
     pollfd p{ready_fd_, POLLIN, 0};
     char r = 0;
-    const bool up = ::poll(&p, 1, 10000) == 1 && read(ready_fd_, &r, 1) == 1;
+    const bool up = ::poll(&p, 1, 20000) == 1 && read(ready_fd_, &r, 1) == 1;
     if (!up) reap(SIGKILL);
     BOOST_REQUIRE_MESSAGE(up, "the child client did not connect");
   }
@@ -152,7 +153,7 @@ int count(const std::vector<ftb::Event>& events, const std::function<bool(const 
 std::vector<ftb::Event> eventsUpToDeathOf(Subscriber& sub, WillChild& marker) {
   const pid_t pid = marker.pid();
   (void)marker.kill();
-  auto got = sub.until([&](const ftb::Event& e) { return isLostNoticeOf(e, pid); }, 10s);
+  auto got = sub.until([&](const ftb::Event& e) { return isLostNoticeOf(e, pid); }, kBound);
   BOOST_REQUIRE_MESSAGE(!got.empty() && isLostNoticeOf(got.back(), pid),
                         "the marker's FTB_CLIENT_LOST did not arrive");
   return got;
@@ -235,7 +236,7 @@ BOOST_AUTO_TEST_CASE(an_agent_restart_publishes_no_will_and_the_new_agent_keeps_
     const auto clients = ftb::testing::queryClients(agent.ipcEndpoint());
     return ftb::testing::findClient(clients, "survivor") != nullptr &&
            ftb::testing::findClient(clients, "watcher") != nullptr;
-  }, 15s));
+  }, 30s));
   BOOST_REQUIRE(waitFor([&] { return sub.client->stats().connected; }));
 
   // The will was handed to the new agent in the new Hello: a kill now

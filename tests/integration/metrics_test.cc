@@ -137,18 +137,19 @@ BOOST_AUTO_TEST_CASE(serves_on_ipv6) {
   BOOST_TEST(scrapeMetrics(agent.metricsAddress()).sum("ftb_build_info") == 1);
 }
 
-// Six stalled clients used to delay a scrape by six seconds.
+// Stalled clients used to delay a scrape by a second each: 20 of them by 20 s,
+// twice the bound below, which a loaded machine's scrape stays far within.
 BOOST_AUTO_TEST_CASE(stalled_clients_do_not_delay_a_scrape) {
   AgentProcess agent({"--metrics-listen=127.0.0.1:0"});
   std::vector<int> stalled;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 20; ++i) {
     stalled.push_back(connectTo(agent.metricsAddress()));
     BOOST_REQUIRE(stalled.back() >= 0);
   }
   const auto started = std::chrono::steady_clock::now();
   BOOST_TEST(scrapeMetrics(agent.metricsAddress()).sum("ftb_build_info") == 1);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  BOOST_TEST(took < 3.0, "the scrape took " << took << " s");
+  BOOST_TEST(took < 10.0, "the scrape took " << took << " s");
   for (int fd : stalled) ::close(fd);
 }
 

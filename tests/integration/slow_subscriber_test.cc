@@ -69,7 +69,9 @@ void flood(ftb::Client& pub, int count, ftb::Client* keep_up_with = nullptr) {
   const auto slowest_ms = std::chrono::duration_cast<std::chrono::milliseconds>(slowest);
   BOOST_TEST_MESSAGE("published " << count << " events in " << took.count()
                                   << " ms; slowest publish() " << slowest_ms.count() << " ms");
-  BOOST_CHECK_MESSAGE(slowest < 1000ms, "a publish() call blocked for " << slowest_ms.count() << " ms");
+  // Never blocked: a publish() that waited for the subscriber that does not
+  // read would wait for good; 5 s leaves room for a descheduled thread.
+  BOOST_CHECK_MESSAGE(slowest < 5000ms, "a publish() call blocked for " << slowest_ms.count() << " ms");
   ftb::Status flushed = pub.flush(30s);
   BOOST_REQUIRE_MESSAGE(flushed.ok(), flushed.toString());
   BOOST_CHECK_EQUAL(pub.stats().acked, static_cast<uint64_t>(count));
@@ -81,7 +83,7 @@ void expectAll(ftb::Client& sub, ftb::SubscriptionId id, int first, int step, in
                const std::string& what) {
   int next = first;
   for (int got = 0; got < count; ++got) {
-    auto n = sub.poll(id, 10s);
+    auto n = sub.poll(id, 20s);
     BOOST_REQUIRE(n.ok());
     BOOST_REQUIRE_MESSAGE(n->has_value(), what << ": only " << got << " of " << count << " arrived");
     BOOST_REQUIRE_MESSAGE((*n)->kind == Notification::Kind::kEvent,
@@ -113,7 +115,7 @@ BOOST_AUTO_TEST_CASE(sdk_poller_that_does_not_poll_learns_every_loss) {
   uint64_t received = 0, missed = 0, notices = 0;
   int64_t last = -1;
   while (received + missed < static_cast<uint64_t>(kFlood)) {
-    auto n = slow->poll(*slow_id, 5s);
+    auto n = slow->poll(*slow_id, 20s);
     BOOST_REQUIRE(n.ok());
     if (!n->has_value()) break;
     if ((*n)->kind == Notification::Kind::kMissed) {
@@ -178,7 +180,7 @@ BOOST_AUTO_TEST_CASE(agent_reports_every_event_it_drops_for_a_peer_that_does_not
   uint64_t received = 0, missed = 0;
   int64_t last = -1;
   while (received + missed < static_cast<uint64_t>(kFlood)) {
-    auto e = raw.recv(3s);
+    auto e = raw.recv(20s);
     if (!e) break;
     if (!e->has_deliver()) continue;
     missed += e->deliver().missed_before();

@@ -68,8 +68,10 @@ class AgentProcess {
 };
 
 // Polls `condition` every millisecond until it holds or `timeout` passes.
+// The default is what a loaded 2-core machine (load 4) may need for a few
+// processes to do their work; a condition that holds returns at once.
 template <typename Condition>
-bool waitFor(Condition condition, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+bool waitFor(Condition condition, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!condition()) {
     if (std::chrono::steady_clock::now() > deadline) return false;

@@ -65,7 +65,7 @@ std::string promtoolCheckMetrics(const std::string& text);
 // current test when `timeout` passes first. Returns the last scrape.
 template <typename Condition>
 MetricsText scrapeUntil(const std::string& address, Condition condition,
-                        std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+                        std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   MetricsText m;
   const bool ok = waitFor(
       [&] {

@@ -187,12 +187,12 @@ ct_boot() {
     --private-network --machine="$name" --console=read-only \
     </dev/null >"$ct_work/console.log" 2>&1 &
   ct_nspawn_pid=$!
-  local deadline=$((SECONDS + 60))
+  local deadline=$((SECONDS + 120))  # about 30 s on an idle machine
   # The container's PID 1 is the child of nspawn that runs systemd.
   while [[ -z "$ct_leader" ]]; do
     kill -0 "$ct_nspawn_pid" 2>/dev/null ||
       ct_skip "systemd-nspawn cannot boot a container here: $(grep -v '^$' "$ct_work/console.log" | tail -1)"
-    ((SECONDS < deadline)) || ct_skip "systemd-nspawn started no systemd within 60 s: $(tail -1 "$ct_work/console.log")"
+    ((SECONDS < deadline)) || ct_skip "systemd-nspawn started no systemd within 120 s: $(tail -1 "$ct_work/console.log")"
     for child in $(pgrep -P "$ct_nspawn_pid" 2>/dev/null); do
       [[ "$(cat "/proc/$child/comm" 2>/dev/null)" == systemd ]] && ct_leader=$child
     done
@@ -205,7 +205,7 @@ ct_boot() {
     sleep 0.2
   done
   [[ "$state" == running || "$state" == degraded ]] ||
-    ct_skip "the container's systemd did not finish booting within 60 s (state '$state'): $(tail -1 "$ct_work/console.log")"
+    ct_skip "the container's systemd did not finish booting within 120 s (state '$state'): $(tail -1 "$ct_work/console.log")"
 }
 
 # The unit's log since it last started, messages only.

@@ -23,15 +23,17 @@ pid=$(ct_prop ftb-agent MainPID)
 
 set_key history-events 3
 ct_exec systemctl reload ftb-agent || fail "reload with a good file failed"
-ct_journal ftb-agent | grep -q 'configuration reloaded: history-events 10000->3' || fail "the good file was not applied"
+# Awaited: journald reads the agent's stderr on its own time, after the reload returned.
+ct_await "the good file applied, in the journal" 10 \
+  ct_sh "journalctl -u ftb-agent -o cat | grep -q 'configuration reloaded: history-events 10000->3'"
 [[ "$(publish_and_count 5)" == 3 ]] || fail "history not trimmed to 3 events after the reload"
 
 set_key history-events banana
 ct_exec systemctl reload ftb-agent && fail "reload with history-events = banana succeeded"
 [[ "$(ct_prop ftb-agent MainPID)" == "$pid" ]] || fail "the agent was restarted by a failed reload"
 ct_unit_is ftb-agent ActiveState active || fail "the agent is not active after a refused reload"
-ct_exec journalctl -u ftb-agent -o cat -p err | grep -q 'configuration not reloaded.*banana' ||
-  fail "the refusal is not in the journal at priority err"
+ct_await "the refusal in the journal at priority err" 10 \
+  ct_sh "journalctl -u ftb-agent -o cat -p err | grep -q 'configuration not reloaded.*banana'"
 [[ "$(publish_and_count 5)" == 3 ]] || fail "the refused reload changed the history limit"
 
 printf 'publish * user=no-such-user-ftbtest\n' >"$ct_root/etc/ftb/broken.policy"

@@ -65,7 +65,7 @@ rdma link add rxe0 type rxe netdev veth0 2>&1 | sed 's/^/FTBIB: rdma: /'
 say "rdma links: $(rdma link show 2>&1 | tr '\n' ' ')"
 say "uverbs: $(ls /sys/class/infiniband_verbs /dev/infiniband 2>&1 | tr '\n' ' ')"
 check adapter_hot_added await 'FTB_IB_ADAPTER_AVAILABLE.*NUM_ADAPTERS:1' 30
-check port_info await 'FTB_IB_PORT_INFO.*HCA:rxe0 PORT:1 STATE:PORT_ACTIVE' 10
+check port_info await 'FTB_IB_PORT_INFO.*HCA:rxe0 PORT:1 STATE:PORT_ACTIVE' 30
 
 ip link set veth0 down
 check port_err_async await 'FTB_IB_PORT_ERR.*HCA:rxe0 PORT:1.*source=async' 30

@@ -26,9 +26,11 @@ using ftb::testing::runfile;
 
 namespace {
 
-// 300 iterations of 20 ms: long enough for a request to arrive mid-run on a loaded machine.
+// 300 iterations of 40 ms: 12 s at least, so that requests (an ftbctl process,
+// the agent, the rank's next loop call; two in a row in one case) arrive
+// mid-run even on a loaded 2-core machine. The sleep does not change the answer.
 const std::vector<std::string> kGrid = {"--nx", "64", "--ny", "32", "--iterations", "300"};
-const std::vector<std::string> kArgs = {"--nx", "64", "--ny", "32", "--iterations", "300", "--iteration-ms", "20"};
+const std::vector<std::string> kArgs = {"--nx", "64", "--ny", "32", "--iterations", "300", "--iteration-ms", "40"};
 
 MpiJob stencil(const std::string& id) {
   MpiJob job(id, runfile("components/mpi_bridge/examples/stencil"));

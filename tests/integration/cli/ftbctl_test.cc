@@ -212,7 +212,7 @@ BOOST_AUTO_TEST_CASE(unreachable_agent_exits_2_promptly) {
       args.insert(args.begin(), {"--timeout-ms", "20000"});
       ChildResult r = ftb::testing::runChild(ftbctlCommand(endpoint, args));
       BOOST_CHECK_MESSAGE(r.exit_code == 2, endpoint << " " << args[2] << ": " << describe(r));
-      BOOST_CHECK_MESSAGE(r.elapsed < 5s,
+      BOOST_CHECK_MESSAGE(r.elapsed < 10s,
                           endpoint << " " << args[2] << " took " << r.elapsed.count() << " ms");
       BOOST_CHECK_MESSAGE(contains(r.err, "is ftb-agent running?"), r.err);
       BOOST_CHECK_EQUAL(lines(r.err).size(), 1u);

@@ -216,7 +216,9 @@ BOOST_AUTO_TEST_CASE(an_agent_that_does_not_answer_is_listed_unreachable_and_exi
 
   Resume resume{agents[2]->pid()};
   ::kill(agents[2]->pid(), SIGSTOP);
-  ChildResult text = ftbctlRun(*agents[0], {"--timeout-ms", "300", "tree"});
+  // 3 s per query: the live agents answer within it on a loaded machine, so
+  // exactly the stopped one is unreachable (each query waits that long for it).
+  ChildResult text = ftbctlRun(*agents[0], {"--timeout-ms", "3000", "tree"});
   BOOST_CHECK_MESSAGE(text.exit_code == 5, describe(text));
   bool listed = false;
   for (const TreeRow& row : treeRows(text.out)) {
@@ -227,7 +229,7 @@ BOOST_AUTO_TEST_CASE(an_agent_that_does_not_answer_is_listed_unreachable_and_exi
   BOOST_CHECK_MESSAGE(contains(text.err, "tree-a2") && contains(text.err, "did not answer"),
                       text.err);
 
-  ChildResult json = ftbctlRun(*agents[0], {"--timeout-ms", "300", "tree", "--json"});
+  ChildResult json = ftbctlRun(*agents[0], {"--timeout-ms", "3000", "tree", "--json"});
   BOOST_CHECK_EQUAL(json.exit_code, 5);
   const std::vector<TreeEntry> entries = parseTreeJson(json.out);
   BOOST_CHECK_EQUAL(entries.size(), 3u);
@@ -235,7 +237,7 @@ BOOST_AUTO_TEST_CASE(an_agent_that_does_not_answer_is_listed_unreachable_and_exi
       std::count_if(entries.begin(), entries.end(), [](const TreeEntry& e) { return !e.answered; }),
       1);
 
-  ChildResult dot = ftbctlRun(*agents[0], {"--timeout-ms", "300", "tree", "--dot"});
+  ChildResult dot = ftbctlRun(*agents[0], {"--timeout-ms", "3000", "tree", "--dot"});
   BOOST_CHECK_EQUAL(dot.exit_code, 5);
   BOOST_CHECK_EQUAL(countMatches(dot.out, std::regex(", color=red")), 1u);
 }

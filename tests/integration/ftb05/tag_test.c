@@ -13,7 +13,7 @@
 #error "build with -DFTB_TAG"
 #endif
 
-#define WAIT_MS 10000
+#define WAIT_MS 20000  /* what a loaded 2-core machine may need; an arrival returns at once */
 
 static volatile int callback_count;
 static char callback_tag[16];

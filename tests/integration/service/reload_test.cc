@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(reload_with_new_tree_seeds_joins_their_tree) {
 
   std::ofstream(config) << "log-level = warn\ntree-seeds = " << first.tcpEndpoint() << "\n";
   reload(*second, notify);
-  BOOST_CHECK_MESSAGE(waitFor([&] { return rootOf(first) == rootOf(*second); }, 15s),
+  BOOST_CHECK_MESSAGE(waitFor([&] { return rootOf(first) == rootOf(*second); }, 30s),
                       "the agents did not end in one tree: roots " << rootOf(first) << " and "
                                                                     << rootOf(*second));
 }
@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(sigterm_hands_queued_events_to_a_subscriber_that_was_not_re
   std::set<std::string> received;
   uint64_t missed = 0;
   while (received.size() < kEvents) {
-    auto envelope = sub.recv(5s);
+    auto envelope = sub.recv(20s);
     if (!envelope) break;
     if (!envelope->has_deliver()) continue;
     missed += envelope->deliver().missed_before();

@@ -1,5 +1,6 @@
 #include "tests/integration/tree/tree_cluster.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "cli/tree_health.h"
@@ -67,6 +68,29 @@ std::vector<std::optional<proto::TreeInfo>> TreeCluster::infos() {
     if (alive_[i]) out[i] = queryTree(agents_[i]->tcpEndpoint());
   }
   return out;
+}
+
+std::vector<int> TreeCluster::chain(std::chrono::milliseconds timeout) {
+  std::vector<int> order;
+  const bool found = waitFor(
+      [&] {
+        const auto all = infos();
+        order.assign(size(), -1);
+        int live = 0;
+        for (int i = 0; i < size(); ++i) {
+          if (!alive_[i]) continue;
+          ++live;
+          if (!all[i]) return false;
+          const int depth = all[i]->path_size();
+          if (depth < 1 || depth > size() || order[depth - 1] >= 0) return false;
+          order[depth - 1] = i;
+        }
+        order.resize(live);
+        return std::find(order.begin(), order.end(), -1) == order.end();
+      },
+      timeout);
+  if (!found) order.clear();
+  return order;
 }
 
 int TreeCluster::indexOf(const std::string& tree_address) const {

@@ -43,6 +43,11 @@ class TreeCluster {
   // counts them all in its subtree. Returns "" or what was still wrong.
   std::string waitForOneTree(std::chrono::milliseconds timeout = std::chrono::seconds(20));
   std::vector<std::optional<proto::TreeInfo>> infos();
+  // With fan-out 1: the live agents root first, once each answers and their
+  // paths are 1, 2, ... agents long (a chain); empty if not within `timeout`.
+  // A test that stops "the middle agent" takes it from here: under load a
+  // late heartbeat can reorder a chain started in order (join_in_order).
+  std::vector<int> chain(std::chrono::milliseconds timeout = std::chrono::seconds(20));
   int indexOf(const std::string& tree_address) const;
   int root();
   // Live agents with children, the root excepted.

@@ -27,31 +27,35 @@ std::vector<uint64_t> streamed(const Recorder& subscriber) {
 }
 
 BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_missed) {
-  // A chain 0 - 1 - 2 (fan-out 1) whose agents keep only 5 events for replay.
+  // A chain (fan-out 1) whose agents keep only 5 events for replay. No PINGs
+  // and a 1 s link timeout: a loaded machine's late heartbeat is not taken
+  // for a loss, and the stop below is found by the timeout alone.
   TreeCluster cluster({.agents = 3,
                        .seeds = 1,
                        .fan_out = 1,
-                       .heartbeat_ms = 50,
-                       .timeout_ms = 200,
-                       .extra_flags = {"--tree-retention-events", "5"},
+                       .heartbeat_ms = 100,
+                       .timeout_ms = 1000,
+                       .extra_flags = {"--tree-retention-events", "5", "--tree-ping-ms", "0"},
                        .join_in_order = true});
   const std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
-  BOOST_TEST_REQUIRE(cluster.infos()[2]->path_size() == 3, "agent2 is not at the end of the chain");
+  const std::vector<int> order = cluster.chain();
+  BOOST_TEST_REQUIRE(order.size() == 3u, "the three agents did not form a chain");
+  const int root = order[0], middle = order[1], last = order[2];
 
-  Recorder subscriber(cluster.agent(2).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub2");
-  Recorder watcher(cluster.agent(2).ipcEndpoint(), "event_name=FTB_AGENT_EVENTS_LOST", "watcher");
+  Recorder subscriber(cluster.agent(last).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub2");
+  Recorder watcher(cluster.agent(last).ipcEndpoint(), "event_name=FTB_AGENT_EVENTS_LOST", "watcher");
   Recorder* subs[] = {&subscriber};
-  BOOST_TEST_REQUIRE(awaitRoutes({cluster.agent(0).ipcEndpoint()}, "FTB.TREETEST.PUB", {subs[0]}));
+  BOOST_TEST_REQUIRE(awaitRoutes({cluster.agent(root).ipcEndpoint()}, "FTB.TREETEST.PUB", {subs[0]}));
 
-  // While the root streams, the middle agent falls silent (SIGSTOP: its
-  // connections stay open, so only the 200 ms link timeout finds it; a killed
-  // process is found within milliseconds, too fast for this test). Until agent2
-  // has re-attached to the root, the root's events have nowhere to go, and by
-  // then it keeps only the last 5 of them.
-  Streamer stream(cluster.agent(0).ipcEndpoint(), "FTB.TREETEST.PUB", "pub0", 3000, 2000);
+  // While the root streams (3 s), the middle agent falls silent (SIGSTOP: its
+  // connections stay open, so only the link timeout finds it; a killed
+  // process is found within milliseconds, too fast for this test). Until the
+  // last agent has re-attached to the root, the root's events have nowhere to
+  // go, and by then it keeps only the last 5 of them.
+  Streamer stream(cluster.agent(root).ipcEndpoint(), "FTB.TREETEST.PUB", "pub0", 6000, 2000);
   BOOST_TEST_REQUIRE(waitFor([&] { return subscriber.total() > 300; }, 20s));
-  BOOST_TEST_REQUIRE(::kill(cluster.agent(1).pid(), SIGSTOP) == 0);
+  BOOST_TEST_REQUIRE(::kill(cluster.agent(middle).pid(), SIGSTOP) == 0);
   stream.join();
   BOOST_TEST_REQUIRE(!stream.failed(), stream.error());
   const uint64_t published = stream.published();
@@ -70,7 +74,7 @@ BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_
   BOOST_TEST_REQUIRE(waitFor([&] { return !watcher.payloads().empty(); }, 10s));
   BOOST_TEST(watcher.payloads().front().find("space=FTB.TREETEST.PUB") != std::string::npos,
              watcher.payloads().front());
-  cluster.kill(1);  // the silent agent
+  cluster.kill(middle);  // the silent agent
 }
 
 bool hasLinkTo(const proto::TreeInfo& info, const std::string& address) {
@@ -78,26 +82,28 @@ bool hasLinkTo(const proto::TreeInfo& info, const std::string& address) {
                      [&](const proto::TreeLinkInfo& l) { return l.node().address() == address; });
 }
 
-// A chain 0 - 1 - ... - `agents`-1 whose root keeps 1 event for replay; the
-// subscriber at the end. The long link timeout leaves room to publish a burst
-// while agent1 is frozen but not yet declared dead: the root sends the burst
-// to agent1, where it is lost. 5 s: at 1.5 s a CI machine busy compiling once
-// took longer than that to route the burst. The repair after agent1 is killed
-// does not wait for it (a dead process's connections close at once). agent2 re-attaches to the root, which has seen
-// the burst but keeps none of it.
+// A chain whose root keeps 1 event for replay; the subscriber at the end.
+// Nothing but a link timeout of 30 s may find the frozen agent (PINGs off: by
+// default they find it within 180 ms), which leaves room to publish a burst
+// while it is frozen but not yet declared dead: the root sends the burst to
+// it, where it is lost. (At 1.5 s, then 5 s, a CI machine busy compiling
+// took longer than that to route the burst.) The repair after it is killed
+// does not wait for that timeout (a dead process's connections close at
+// once). Its child re-attaches to the root, which has seen the burst but
+// keeps none of it.
 void checkLostTailIsReported(int agents) {
   TreeCluster cluster({.agents = agents,
                        .seeds = 1,
                        .fan_out = 1,
                        .heartbeat_ms = 100,
-                       .timeout_ms = 5000,
-                       .extra_flags = {"--tree-retention-events", "1"}});
+                       .timeout_ms = 30000,
+                       .extra_flags = {"--tree-retention-events", "1", "--tree-ping-ms", "0"}});
   const std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
-  const int last = agents - 1;
-  BOOST_TEST_REQUIRE(cluster.infos()[last]->path_size() == agents,
-                     "the last agent is not at the end of the chain");
-  const std::string root = cluster.agent(0).ipcEndpoint();
+  const std::vector<int> order = cluster.chain();
+  BOOST_TEST_REQUIRE(order.size() == static_cast<std::size_t>(agents), "the agents did not form a chain");
+  const int frozen = order[1], below = order[2], last = order.back();
+  const std::string root = cluster.agent(order[0]).ipcEndpoint();
 
   Recorder subscriber(cluster.agent(last).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub");
   Recorder at_root(root, "event_space=FTB.TREETEST.*", "sub0");  // what the root has routed
@@ -115,25 +121,25 @@ void checkLostTailIsReported(int agents) {
   publish(1, kHead);
   BOOST_TEST_REQUIRE(waitFor([&] { return streamed(subscriber).size() == kHead; }, 10s));
 
-  // Freeze agent1; the tail goes to it and no further. Then another
-  // publisher pushes the tail out of the root's retention.
-  BOOST_TEST_REQUIRE(::kill(cluster.agent(1).pid(), SIGSTOP) == 0);
+  // Freeze the root's child; the tail goes to it and no further. Then
+  // another publisher pushes the tail out of the root's retention.
+  BOOST_TEST_REQUIRE(::kill(cluster.agent(frozen).pid(), SIGSTOP) == 0);
   publish(kHead + 1, kHead + kTail);
   auto evictor = connectOrFail(root, "FTB.EVICTTEST", "evict0");
   BOOST_TEST_REQUIRE(evictor->declare({{"PUSH", Severity::kInfo}}).ok());
   BOOST_TEST_REQUIRE(evictor->publish("PUSH", "out of retention").ok());
   BOOST_TEST_REQUIRE(waitFor([&] { return streamed(at_root).size() == kHead + kTail; }, 10s));
   BOOST_TEST_REQUIRE(waitFor([&] { return evicted.total() == 1u; }, 10s));
-  // The root routed all of it while agent1 was still its child: the tail
-  // went to agent1 only (else the machine was too slow for the link timeout).
-  const auto root_info = queryTree(cluster.agent(0).tcpEndpoint());
-  const auto end_info = queryTree(cluster.agent(2).tcpEndpoint());  // agent1's child
+  // The root routed all of it while the frozen agent was still its child:
+  // the tail went to it only (else the machine was too slow for the link timeout).
+  const auto root_info = queryTree(cluster.agent(order[0]).tcpEndpoint(), 5s);
+  const auto below_info = queryTree(cluster.agent(below).tcpEndpoint(), 5s);  // the frozen agent's child
   BOOST_TEST_REQUIRE(root_info.has_value());
-  BOOST_TEST_REQUIRE(end_info.has_value());
-  BOOST_TEST_REQUIRE(hasLinkTo(*root_info, cluster.agent(1).tcpEndpoint()),
-                     "the root dropped agent1 before the burst was routed");
-  BOOST_TEST_REQUIRE(end_info->path_size() == 3, "agent2 re-attached before the burst was routed");
-  cluster.kill(1);
+  BOOST_TEST_REQUIRE(below_info.has_value());
+  BOOST_TEST_REQUIRE(hasLinkTo(*root_info, cluster.agent(frozen).tcpEndpoint()),
+                     "the root dropped the frozen agent before the burst was routed");
+  BOOST_TEST_REQUIRE(below_info->path_size() == 3, "the frozen agent's child re-attached before the burst was routed");
+  cluster.kill(frozen);
 
   // The root says the tail is gone (agent2 passes that on down the chain),
   // and the subscriber's agent reports it as missed at once: without that

@@ -49,14 +49,15 @@ for i in 0 1 2; do
   PIDS+=($!)
 done
 
-# ftbctl tree from host 2 must list all three agents within 10 s.
+# ftbctl tree from host 2 must list all three agents (within 30 s: a loaded
+# machine, an ftbctl process per look).
 agents_in_tree() {
   ip netns exec "${HOSTS[2]}" "$FTBCTL" --agent "ipc://$TMP/h2.sock" --json tree 2>/dev/null |
     grep -o '"name": *"host[0-9]"' | sort -u | wc -l
 }
 wait_for_tree() {
   local want="$1"
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 300); do
     [ "$(agents_in_tree)" -eq "$want" ] && return 0
     sleep 0.1
   done
@@ -66,10 +67,10 @@ wait_for_tree 3
 
 # An event published on host 1 reaches a watcher on host 2 (through host 0, the root).
 ip netns exec "${HOSTS[2]}" "$FTBCTL" --agent "ipc://$TMP/h2.sock" watch \
-  --filter "event_space=FTB.NETNS" --count 1 --timeout 10 > "$TMP/watch.out" &
+  --filter "event_space=FTB.NETNS" --count 1 --timeout 30 > "$TMP/watch.out" &
 watcher=$!
 # Publish until the watcher has it: its subscription crosses the tree asynchronously.
-for _ in $(seq 1 50); do
+for _ in $(seq 1 150); do
   ip netns exec "${HOSTS[1]}" "$FTBCTL" --agent "ipc://$TMP/h1.sock" publish \
     --space FTB.NETNS --name CROSS_HOST --severity warning --payload across >/dev/null
   kill -0 "$watcher" 2>/dev/null || break
@@ -80,7 +81,7 @@ grep -q CROSS_HOST "$TMP/watch.out" && echo "ok: an event crossed from host1 to 
 
 # Cut host 2 off: it carries on alone (its own root), then merges back.
 ip -n "$SWITCH" link set p2 down
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
   state=$(ip netns exec "${HOSTS[2]}" "$FTBCTL" --agent "ipc://$TMP/h2.sock" --json tree 2>/dev/null |
     grep -c '"state": *"root"' || true)
   [ "$(agents_in_tree)" -eq 1 ] && [ "$state" -ge 1 ] && break

@@ -30,8 +30,10 @@ BOOST_AUTO_TEST_CASE(ready_watchdog_from_the_loop_and_stopping) {
   auto ready = notify.receiveLine("READY=1", 10s);
   BOOST_REQUIRE_MESSAGE(ready, "no READY=1");
   BOOST_CHECK_MESSAGE(hasLine(*ready, "STATUS=watching RDMA adapters (backend sysfs)"), *ready);
+  // Pings keep coming (their cadence is agent_notify_test's; a loaded
+  // machine may delay one well past the half second they are due).
   for (int i = 0; i < 3; ++i) {
-    BOOST_REQUIRE_MESSAGE(notify.receiveLine("WATCHDOG=1", 1000ms), "watchdog ping " << i << " missing");
+    BOOST_REQUIRE_MESSAGE(notify.receiveLine("WATCHDOG=1", 10s), "watchdog ping " << i << " missing");
   }
   // A stopped loop feeds nothing; it resumes when the process does.
   ::kill(pid, SIGSTOP);
@@ -39,7 +41,7 @@ BOOST_AUTO_TEST_CASE(ready_watchdog_from_the_loop_and_stopping) {
   }  // what was sent before the stop
   BOOST_CHECK_MESSAGE(!notify.receive(1500ms), "a ping arrived while the monitor was stopped");
   ::kill(pid, SIGCONT);
-  BOOST_CHECK(notify.receiveLine("WATCHDOG=1", 1000ms));
+  BOOST_CHECK(notify.receiveLine("WATCHDOG=1", 10s));
 
   ::kill(pid, SIGTERM);
   BOOST_CHECK_MESSAGE(notify.receiveLine("STOPPING=1", 5s), "no STOPPING=1 after SIGTERM");

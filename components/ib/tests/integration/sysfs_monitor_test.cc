@@ -149,7 +149,7 @@ struct Rig {
                   "--threshold=symbol_error=600", "--recover-sweeps=2"});
   }
   Event await(const std::function<bool(const Event&)>& p, std::size_t from = 0) {
-    auto e = events.waitFor(p, 10s, from);
+    auto e = events.waitFor(p, 20s, from);  // a sweep or two, on a loaded machine
     BOOST_REQUIRE_MESSAGE(e.has_value(), "event not published");
     return *e;
   }

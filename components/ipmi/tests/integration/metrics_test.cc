@@ -21,13 +21,13 @@ BOOST_AUTO_TEST_CASE(sweeps_errors_and_bmc_state_are_exported) {
   IpmiSimProcess bmc;
   const std::string address = "127.0.0.1:" + std::to_string(freePort());
   auto monitor = rig.startMonitor({"node1=" + bmc.address()}, {"--metrics-listen=" + address});
-  BOOST_REQUIRE(rig.events.waitFor(named("FTB_IPMI_BMC_ONLINE", "node1"), 10s));
+  BOOST_REQUIRE(rig.events.waitFor(named("FTB_IPMI_BMC_ONLINE", "node1"), 20s));
   // Labelled by the node's name (its --bmc entry), not by host:port.
   const std::map<std::string, std::string> label{{"bmc", "node1"}};
 
   MetricsText m = scrapeUntil(
       address, [&](const MetricsText& t) { return t.sum("ftb_ipmi_sweep_seconds_count", label) >= 2; },
-      15s);
+      30s);
   BOOST_TEST(m.types.at("ftb_ipmi_sweep_seconds") == "histogram");
   BOOST_TEST(m.sum("ftb_ipmi_bmc_up", label) == 1);
   BOOST_TEST(m.sum("ftb_ipmi_sweep_errors_total", label) == 0);
@@ -46,6 +46,6 @@ BOOST_AUTO_TEST_CASE(sweeps_errors_and_bmc_state_are_exported) {
                t.sum("ftb_ipmi_sweep_errors_total", label) +
                        t.sum("ftb_ipmi_connect_errors_total", label) >= 1;
       },
-      15s);
+      30s);
   BOOST_TEST(m.sum("ftb_ipmi_bmc_up", label) == 0);
 }

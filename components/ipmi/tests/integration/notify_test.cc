@@ -31,10 +31,12 @@ BOOST_AUTO_TEST_CASE(ready_watchdog_and_stopping) {
   auto ready = notify.receiveLine("READY=1", 10s);
   BOOST_REQUIRE_MESSAGE(ready, "no READY=1; log:\n" << monitor->log());
   BOOST_CHECK_MESSAGE(hasLine(*ready, "STATUS=watching 1 BMC(s)"), "datagram: " << *ready);
-  BOOST_CHECK(rig.events.waitFor(named("FTB_IPMI_BMC_ONLINE", "node1"), 10s));
+  BOOST_CHECK(rig.events.waitFor(named("FTB_IPMI_BMC_ONLINE", "node1"), 20s));
+  // Pings keep coming (their cadence is agent_notify_test's; a loaded
+  // machine may delay one well past the half second they are due).
   for (int i = 0; i < 3; ++i) {
-    BOOST_REQUIRE_MESSAGE(notify.receiveLine("WATCHDOG=1", 1000ms), "watchdog ping " << i << " missing");
+    BOOST_REQUIRE_MESSAGE(notify.receiveLine("WATCHDOG=1", 10s), "watchdog ping " << i << " missing");
   }
   BOOST_CHECK_EQUAL(monitor->stop(), 0);  // SIGTERM, exited cleanly
-  BOOST_CHECK_MESSAGE(notify.receiveLine("STOPPING=1", 1s), "no STOPPING=1 after SIGTERM");
+  BOOST_CHECK_MESSAGE(notify.receiveLine("STOPPING=1", 5s), "no STOPPING=1 after SIGTERM");
 }

@@ -62,7 +62,8 @@ BOOST_AUTO_TEST_CASE(an_adopter_holds_on_to_a_run_through_and_catches_up_on_what
   ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
   const pid_t first = run.start({"--job", kJob, "--nodes", "localhost", "--ranks-per-node", "2", "--run-through",
                                  "--run-through-deadline-ms", "60000", "--mpirun", writeMpirunWrapper(run.dir.path()),
-                                 "--", runfile("components/mpi_bridge/examples/stencil"), "--iterations", "500",
+                                 // 20 s at least: the kill and the adoption happen while the job runs.
+                                 "--", runfile("components/mpi_bridge/examples/stencil"), "--iterations", "1000",
                                  "--iteration-ms", "20"},
                                 "first.log");
   BOOST_REQUIRE_MESSAGE(ftb::mpi_bridge::testing::awaitConnectedRanks(run.agent.ipcEndpoint(), kJob, 2),
@@ -84,7 +85,7 @@ BOOST_AUTO_TEST_CASE(an_adopter_holds_on_to_a_run_through_and_catches_up_on_what
                         "the hold never reached the journal:\n" << run.log("first.log"));
 
   BOOST_REQUIRE(kill(first, SIGKILL) == 0);
-  BOOST_REQUIRE(run.waitExit(first, 10000).has_value());
+  BOOST_REQUIRE(run.waitExit(first, 20000).has_value());
   // The recovery ends while no ftb-run is there to see it.
   for (const char* step : {"detected", "computing"}) {
     BOOST_REQUIRE(runtime
@@ -92,7 +93,7 @@ BOOST_AUTO_TEST_CASE(an_adopter_holds_on_to_a_run_through_and_catches_up_on_what
                                 {{"corr", kCorr}, {"step", step}, {"ranks", "1"}, {"ms", "180"}, {"rank", "0"}})
                       .ok());
   }
-  BOOST_REQUIRE(story.waitFor(named("FTB_RUN_THROUGH", "step", "computing"), 5s));
+  BOOST_REQUIRE(story.waitFor(named("FTB_RUN_THROUGH", "step", "computing"), 20s));
 
   const pid_t second = run.start({"--adopt", kJob}, "adopter.log");
   auto decision = story.waitFor(named("FTB_DECISION", "corr", kCorr), 20s);
@@ -100,14 +101,14 @@ BOOST_AUTO_TEST_CASE(an_adopter_holds_on_to_a_run_through_and_catches_up_on_what
   BOOST_TEST(tag(*decision, "action") == "run-through");
   BOOST_TEST(tag(*decision, "trigger") == "FTB_MPI_PROCS_DEAD");  // the journaled will
   BOOST_TEST(tag(*decision, "node") == "localhost");
-  BOOST_TEST(story.waitFor(named("FTB_JOB_STATE", "corr", kCorr), 10s).has_value(), "no 'running' under " << kCorr);
-  auto failures = story.waitFor(named("FTB_FAILURES", "corr", kCorr), 10s);
+  BOOST_TEST(story.waitFor(named("FTB_JOB_STATE", "corr", kCorr), 20s).has_value(), "no 'running' under " << kCorr);
+  auto failures = story.waitFor(named("FTB_FAILURES", "corr", kCorr), 20s);
   BOOST_REQUIRE(failures);
   BOOST_TEST(tag(*failures, "failures") == "process:1,node:0");
 
   auto code = run.waitExit(second, 120000);
   if (!code) kill(second, SIGKILL);
   BOOST_REQUIRE_MESSAGE(code && *code == 0, "the adopter: " << (code ? *code : -1) << "\n" << run.log("adopter.log"));
-  BOOST_TEST(run.log("first.log").find("RESULT iterations=500") != std::string::npos, run.log("first.log"));
+  BOOST_TEST(run.log("first.log").find("RESULT iterations=1000") != std::string::npos, run.log("first.log"));
   BOOST_TEST(!story.waitFor(named("FTB_JOB_RELAUNCH"), 0ms), "the job must not have been relaunched");
 }

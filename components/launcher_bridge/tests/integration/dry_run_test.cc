@@ -29,8 +29,9 @@ BOOST_AUTO_TEST_CASE(a_dry_run_only_publishes_its_decisions) {
        "--spares", "127.0.0.1", "--ranks-per-node", "2",
        // Passed to mpirun as given, and the program's own options after "--" stay its own.
        "--mpirun-arg=-x", "--mpirun-arg=FTBCKPT_SCHEDULE=auto:L1", "--mpirun-arg=-x", "--mpirun-arg=FTBCKPT_MTBF=3600",
+       // 12 s at least: the fan failure below must reach ftb-run while the job runs, on a loaded machine too.
        "--", runfile("components/mpi_bridge/examples/stencil"),
-       "--iterations", "150", "--iteration-ms", "20"},
+       "--iterations", "600", "--iteration-ms", "20"},
       "ftb-run.log");
   BOOST_REQUIRE(story.waitFor([](const Event& e) { return e.event_name == "FTB_JOB_STATE"; }, 20s));
 
@@ -52,7 +53,7 @@ BOOST_AUTO_TEST_CASE(a_dry_run_only_publishes_its_decisions) {
   auto code = run.waitExit(pid, 120000);
   const std::string text = run.log("ftb-run.log");
   BOOST_REQUIRE_MESSAGE(code && *code == 0, "ftb-run: " << (code ? *code : -1) << "\n" << text);
-  BOOST_TEST(text.find("RESULT iterations=150") != std::string::npos, text);
+  BOOST_TEST(text.find("RESULT iterations=600") != std::string::npos, text);
   for (const char* acted : {"FTB_MIGRATE", "FTB_MIGRATE_IPT", "FTB_CHECKPOINT"}) {
     BOOST_TEST(!story.waitFor([&](const Event& e) { return e.event_name == acted; }, 0ms), acted);
   }

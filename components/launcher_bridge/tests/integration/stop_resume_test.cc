@@ -50,8 +50,10 @@ struct Setup : FtbRunFixture {
   }
 };
 
+// 15 s at least: a stop (an ftb-run process, the agent, the ranks' next loop
+// call) must reach the job while it runs, on a loaded machine too.
 const std::vector<std::string> kProgram = {"--", runfile("components/mpi_bridge/examples/stencil"), "--iterations",
-                                           "300", "--iteration-ms", "20"};
+                                           "750", "--iteration-ms", "20"};
 
 std::vector<std::string> job(const std::string& id, const std::string& node) {
   std::vector<std::string> args{"--job", id, "--nodes", node, "--ranks-per-node", "2"};
@@ -84,10 +86,10 @@ BOOST_AUTO_TEST_CASE(a_stopped_job_resumes_elsewhere_from_its_flushed_checkpoint
   BOOST_REQUIRE_EQUAL(s.finish(run, "run.log"), 0);
   BOOST_TEST(resultLine(s.log("run.log")).empty(), "the stopped run must not have finished");
 
-  auto request = story.waitFor([](const Event& e) { return e.event_name == "FTB_STOP"; }, 5s);
+  auto request = story.waitFor([](const Event& e) { return e.event_name == "FTB_STOP"; }, 20s);
   BOOST_REQUIRE(request);
   BOOST_TEST(tag(*request, "level") == "L5");
-  auto stopped = story.waitFor([](const Event& e) { return tag(e, "state") == "stopped"; }, 5s);
+  auto stopped = story.waitFor([](const Event& e) { return tag(e, "state") == "stopped"; }, 20s);
   BOOST_REQUIRE(stopped);
   const std::string record = s.log("state/SR.job");
   BOOST_TEST(record.find("state=stopped") != std::string::npos, record);
@@ -100,7 +102,7 @@ BOOST_AUTO_TEST_CASE(a_stopped_job_resumes_elsewhere_from_its_flushed_checkpoint
   BOOST_TEST(resultLine(log) == expected, log);
   BOOST_TEST(log.find("stencil: resumed at iteration ") != std::string::npos, log);
   auto restored = story.waitFor(
-      [](const Event& e) { return e.event_name == "FTB_RESTART_DONE" && tag(e, "level") == "L5"; }, 5s);
+      [](const Event& e) { return e.event_name == "FTB_RESTART_DONE" && tag(e, "level") == "L5"; }, 20s);
   BOOST_TEST(restored.has_value(), "no rank restored from the flush (L5)");
   BOOST_TEST(story.waitFor([](const Event& e) { return tag(e, "state") == "resumed"; }, 0ms).has_value());
 }

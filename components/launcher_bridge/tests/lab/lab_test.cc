@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -35,11 +36,13 @@ using ftb::launcher::lab::tag;
 
 namespace {
 
+// 300 iterations of 40 ms: 12 s at least, so that every scenario's fault and
+// recovery happen while the job runs, on a loaded machine too.
 JobShape labShape() {
   return {.nodes = {"n1", "n2", "n3", "n4"},
           .job_nodes = {"n1", "n2", "n3"},
           .ranks_per_node = 2,
-          .stencil = {"--nx", "256", "--ny", "64", "--iterations", "150", "--checkpoint-every", "10",
+          .stencil = {"--nx", "256", "--ny", "64", "--iterations", "300", "--checkpoint-every", "10",
                       "--iteration-ms", "40"}};
 }
 
@@ -230,12 +233,16 @@ BOOST_AUTO_TEST_CASE(rank_killed_on_a_live_node_is_announced_by_its_will_and_res
   const double decided = seconds(decision) - seconds(will);
   BOOST_TEST_MESSAGE("kill -> will published " << announced * 1000 << " ms; will -> decision " << decided * 1000
                                                << " ms");
-  // At once: well inside the exit grace the unannounced exit would have waited.
-  BOOST_TEST(decided < 1.0);
   const std::string corr = tag(decision, "corr");
   lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
   lab.requireRestored(corr, {});  // every rank from its own L1
   BOOST_TEST(lab.finish(pid) == expected);
+  // At once, on the will: ftb-run never took mpirun's exit for an
+  // unannounced one (then it waits the exit grace for events to explain it).
+  // The time it took is the figure above, not an assertion.
+  std::ifstream log_file(lab.log);
+  const std::string log((std::istreambuf_iterator<char>(log_file)), std::istreambuf_iterator<char>());
+  BOOST_TEST(log.find("unannounced") == std::string::npos, log);
   // One decision for one death: the teardown's deaths were not acted on again.
   BOOST_TEST(!lab.story->waitFor(is("FTB_DECISION", {{"action", "relaunch"}}), 0ms));
   BOOST_TEST(!lab.story->waitFor(is("FTB_MIGRATE_IPT", {{"corr", corr}}), 0ms));
