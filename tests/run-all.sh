@@ -3,12 +3,15 @@
 # tiers (arguments go to each):
 #   1. every test with the default toolchain (gcc): bazel test //...
 #   2. the unit tests and the fuzz corpora again under ASan + UBSan (gcc,
-#      --config=asan: outputs apart from tier 1's, so neither rebuilds the other)
+#      --config=asan)
 #   3. the fuzz targets with clang-14 and libFuzzer, each for a bounded time
-#      (tests/fuzz/bazel.sh: an output base of its own under /var/cache/ftb-test)
-# Meanwhile tests/warm_caches.sh makes the cached Debian roots where missing.
-# Ends with one line "N passed, N failed" counted from Bazel's per-target
-# results of all three; exits non-zero when any tier failed.
+# Tiers 2 and 3 build in output bases of their own (tests/lib/bazel_apart.sh)
+# while tier 1's tests run, niced so that the tests come first: on two cores
+# most of tier 1's test time is processes waiting on each other, and the
+# other tiers' compiling fills it. Meanwhile tests/warm_caches.sh makes the
+# cached Debian roots where missing. Ends with one line "N passed, N failed"
+# counted from Bazel's per-target results of all three; exits non-zero when
+# any tier failed. Each phase's wall time is printed as "time: PHASE N s".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 deploy/install-deps.sh || exit 1
@@ -22,10 +25,12 @@ warm_pid=$!
 passed=0 failed=0 skipped=0 status=0
 
 # run_tier NAME BAZEL "TARGETS" [OPTIONS...]: runs `BAZEL test OPTIONS TARGETS`
-# and adds its per-target results to the counts. BAZEL is a command (bazel, or
-# tests/fuzz/bazel.sh); OPTIONS also select the testlogs that `BAZEL info` reads.
+# and adds its per-target results to the counts. BAZEL is a command and its
+# first words (bazel, tests/lib/bazel_apart.sh asan, tests/fuzz/bazel.sh);
+# OPTIONS also select the testlogs that `BAZEL info` reads.
 run_tier() {
-  local name=$1 bazel=$2 targets=$3
+  local name=$1 targets=$3 bazel
+  read -ra bazel <<<"$2"
   shift 3
   local options=("$@")
   local log tier_status tier_passed tier_failed tier_skipped=0 testlogs target why
@@ -33,13 +38,13 @@ run_tier() {
   echo "=== ${name}"
   # gold warns about every sanitizer symbol it cannot export: noise, not news.
   # shellcheck disable=SC2086 # TARGETS are words
-  "$bazel" test "${options[@]}" --test_summary=short --test_output=errors $targets 2>&1 |
+  "${bazel[@]}" test "${options[@]}" --test_summary=short --test_output=errors $targets 2>&1 |
     grep --line-buffered -v "ld.gold: warning: Cannot export local symbol" | tee "$log"
   tier_status=${PIPESTATUS[0]}
 
   tier_passed=$(target_results "$log" | grep -c ' PASSED$')
   tier_failed=$(target_results "$log" | grep -vc ' PASSED$')
-  testlogs=$("$bazel" info "${options[@]}" bazel-testlogs 2>/dev/null)
+  testlogs=$("${bazel[@]}" info "${options[@]}" bazel-testlogs 2>/dev/null)
   for target in $(target_results "$log" | grep ' PASSED$' | cut -d' ' -f1); do
     why=$(skip_reason "$testlogs" "$target")
     [[ -n $why ]] || continue
@@ -58,11 +63,42 @@ run_tier() {
   if [[ $status -eq 0 ]]; then status=$tier_status; fi
 }
 
-run_tier "all tests (gcc)" bazel "//..." "$@"
-run_tier "unit tests and fuzz corpora under ASan + UBSan (gcc)" bazel \
-  "//tests/unit/... //tests/fuzz/..." --config=asan "$@"
-run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" tests/fuzz/bazel.sh "//tests/fuzz/..." "$@"
-tests/fuzz/bazel.sh shutdown  # its server would hold ~1 GB until it idles out (3 h)
+# phase NAME COMMAND...: runs COMMAND and prints its wall time.
+phase() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  local rc=$?
+  echo "time: ${name} $((SECONDS - start)) s"
+  return "$rc"
+}
+
+asan=tests/lib/bazel_apart.sh
+asan_targets="//tests/unit/... //tests/fuzz/..."
+fuzz_targets="//tests/fuzz/..."
+
+# Tier 1's build alone first: its tests need all of it, and their start decides the suite's length.
+phase "build (gcc)" bazel build "$@" //... 2>&1 | grep --line-buffered -v "^INFO: From \|^\[" | tail -5
+# Then the other tiers' builds, niced, beside tier 1's tests. A failed build
+# shows in its tier's test run below, which builds again and reports it.
+(
+  # shellcheck disable=SC2086 # TARGETS are words
+  phase "build (ASan + UBSan)" nice -n 15 "$asan" asan build "$@" $asan_targets
+  # shellcheck disable=SC2086
+  phase "build (clang-14, libFuzzer)" nice -n 15 tests/fuzz/bazel.sh build "$@" $fuzz_targets
+) >/tmp/ftb-tier-builds.$$.log 2>&1 &
+builds_pid=$!
+
+phase "tests (gcc)" run_tier "all tests (gcc)" bazel "//..." "$@"
+wait "$builds_pid"
+grep '^time: ' /tmp/ftb-tier-builds.$$.log
+rm -f /tmp/ftb-tier-builds.$$.log
+phase "tests (ASan + UBSan)" run_tier "unit tests and fuzz corpora under ASan + UBSan (gcc)" "$asan asan" \
+  "$asan_targets" "$@"
+phase "fuzzing" run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" tests/fuzz/bazel.sh "$fuzz_targets" "$@"
+# Their servers would hold ~1 GB each until they idle out (3 h).
+"$asan" asan shutdown
+tests/fuzz/bazel.sh shutdown
 wait "$warm_pid"  # long done by now
 
 echo "${skipped} skipped"

@@ -198,7 +198,9 @@ void NetnsLab::writeFiles() const {
       << "pml = ob1\nmtl = ^ofi\nbtl = tcp,self\n"
       << "btl_tcp_if_include = " << subnet() << "\noob_tcp_if_include = " << subnet() << "\n"
       << "oob_tcp_keepalive_time = 3\noob_tcp_keepalive_intvl = 1\noob_tcp_keepalive_probes = 3\n"
-      << "orte_tmpdir_base = /dev/shm\nrmaps_base_oversubscribe = 1\n";
+      << "orte_tmpdir_base = /dev/shm\nrmaps_base_oversubscribe = 1\n"
+      // More ranks than cores: a rank waiting in MPI gives its core up.
+      << "mpi_yield_when_idle = 1\n";
 }
 
 std::vector<std::string> NetnsLab::inHead(std::vector<std::string> argv) const {
