@@ -46,7 +46,7 @@ for ((i = 0; i < hogs; i++)); do
   nice -n "$niceness" sh -c 'while :; do :; done' &
   hog_pids+=($!)
 done
-echo "stress: ${#targets[@]} targets x $runs runs under $hogs CPU hogs (nice $niceness); load $(cut -d' ' -f1 /proc/loadavg)"
+echo "stress: ${#targets[@]} target patterns x $runs runs under $hogs CPU hogs (nice $niceness); load $(cut -d' ' -f1 /proc/loadavg)"
 
 testlogs=$(bazel info "${bazel_options[@]}" bazel-testlogs 2>/dev/null)
 declare -A passed_runs=() failed_runs=()

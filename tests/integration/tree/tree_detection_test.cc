@@ -114,12 +114,16 @@ void stoppedAgentIsLost(const std::vector<std::string>& flags, const std::string
   BOOST_TEST(child_lost.has_value(), "the root did not find the stopped middle agent lost (" << detected_by << ")");
   const auto parent_lost = child.waitFor([&](const Event& e) { return silent(e, "FTB_AGENT_PARENT_LOST"); }, 20s);
   BOOST_TEST(parent_lost.has_value(), "the last agent did not find the stopped middle one lost (" << detected_by << ")");
+  // Re-attached to an agent above, or, when that agent still held the
+  // stopped one's place (fan-out 1, its own timeout not yet passed under load),
+  // became a root and merged into the older tree later: either is a repair.
   const auto reattached = child.waitFor(
       [&](const Event& e) {
-        return e.event_name == "FTB_AGENT_REATTACHED" && e.payload.find(stopped_address) == std::string::npos;
+        return (e.event_name == "FTB_AGENT_REATTACHED" || e.event_name == "FTB_AGENT_TREES_MERGED") &&
+               e.payload.find(stopped_address) == std::string::npos;
       },
       20s);
-  BOOST_TEST(reattached.has_value(), "the last agent did not re-attach while the middle one was stopped");
+  BOOST_TEST(reattached.has_value(), "the last agent did not rejoin a tree while the middle one was stopped");
   // Figures only (same machine's clock); nothing asserts on time.
   const auto ms = [&](const std::optional<Event>& e) {
     if (!e) return -1.0;
