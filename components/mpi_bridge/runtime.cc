@@ -11,6 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/checkpoint_memory.h"
@@ -27,6 +28,10 @@ namespace ftb::mpi_bridge {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long a rank's exit waits for copies of requests it served but has not
+// received yet (see answerLateRequests).
+constexpr std::chrono::seconds kLateRequestWait{10};
 
 // What rank 0 decided at a loop call; broadcast so every rank acts alike.
 struct Action {
@@ -391,6 +396,7 @@ class RuntimeImpl : public Runtime {
       }
     }
     if (bridge_) {
+      answerLateRequests();
       // The launcher's sign that the computation is over: MPI_Finalize may
       // still hang after a ULFM recovery (Open MPI 5.0.7), and a launcher that
       // knows every rank finished ends mpirun after a grace instead of waiting.
@@ -550,7 +556,28 @@ class RuntimeImpl : public Runtime {
       } else {
         publishCheckpointFailed(&*it, levelName(ans.report.level), ans.reason);
       }
+      answers_.erase(found);
       it = pending_.erase(it);
+    }
+  }
+
+  // Rank 0 decides for everyone, so a rank can serve a request (a stop, a
+  // migration) before its own copy of the request arrived; without a next
+  // loop call to answer it at, the exit waits a while for those copies
+  // (FTB_CHECKPOINT_DONE from every rank is what the launcher counts).
+  void answerLateRequests() {
+    const auto until = Clock::now() + kLateRequestWait;
+    for (;;) {
+      for (auto& r : bridge_->take()) {
+        if (r.kind != RequestKind::kFailures) pending_.push_back(std::move(r));
+      }
+      answerServed();
+      if (answers_.empty() || Clock::now() >= until) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!answers_.empty()) {
+      std::fprintf(stderr, "ftbckpt: rank %d: %zu served requests never reached this rank: not answered\n", job_.rank,
+                   answers_.size());
     }
   }
 
