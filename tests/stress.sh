@@ -35,7 +35,7 @@ done
 if ((process_level)); then
   # Everything that starts real processes: not the unit, simulation or fuzz tests.
   mapfile -t -O "${#targets[@]}" targets < <(bazel query 'tests(//...)' 2>/dev/null |
-    grep -vE '^//(tests/(unit|sim|fuzz)/|components/[a-z_]+/tests/unit:)')
+    grep -vE '^//(tests/(unit|sim|fuzz)|components/[a-z_]+/tests/unit)[/:]')
 fi
 ((${#targets[@]})) || { echo "stress: no targets (see the usage at the top of $0)" >&2; exit 2; }
 
