@@ -78,7 +78,8 @@ asan_targets="//tests/unit/... //tests/fuzz/..."
 fuzz_targets="//tests/fuzz/..."
 
 # Tier 1's build alone first: its tests need all of it, and their start decides the suite's length.
-phase "build (gcc)" bazel build "$@" //... 2>&1 | grep --line-buffered -v "^INFO: From \|^\[" | tail -5
+# Bazel's progress lines are left out; what it warns of or fails on shows at once.
+phase "build (gcc)" bazel build "$@" //... 2>&1 | grep --line-buffered -v "^INFO: From \|^\["
 # Then the other tiers' builds, niced, beside tier 1's tests. A failed build
 # shows in its tier's test run below, which builds again and reports it.
 (

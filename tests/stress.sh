@@ -61,9 +61,9 @@ for ((round = 1; round <= runs; round++)); do
       continue
     fi
     failed_runs[$target]=$((${failed_runs[$target]:-0} + 1))
-    kept="$logs/$(echo "${target#//}" | tr ':' '/')"
+    kept=$(dirname "$(test_log "$logs" "$target")")
     mkdir -p "$kept"
-    cp "$testlogs/$(echo "${target#//}" | tr ':' '/')/test.log" "$kept/run-$round.log" 2>/dev/null
+    cp "$(test_log "$testlogs" "$target")" "$kept/run-$round.log" 2>/dev/null
     echo "stress: round $round: $target $status (log: $kept/run-$round.log)"
   done < <(target_results "$log")
   if ! grep -qE '^//' "$log"; then

@@ -8,11 +8,14 @@ target_results() {
     sed -E 's/ +\(cached\)//; s/NO STATUS/NO_STATUS/; s/ +/ /'
 }
 
+# test_log TESTLOGS TARGET: the path of TARGET's (last) test.log.
+test_log() {
+  echo "$1/$(echo "${2#//}" | tr ':' '/')/test.log"
+}
+
 # skip_reason TESTLOGS TARGET: the "SKIPPED: <why>" line of a passed target
 # whose test could not run on this machine (Bazel 4 knows no skipped status),
 # or nothing.
 skip_reason() {
-  local test_log
-  test_log="$1/$(echo "${2#//}" | tr ':' '/')/test.log"
-  grep -m1 '^SKIPPED: ' "$test_log" 2>/dev/null || true
+  grep -m1 '^SKIPPED: ' "$(test_log "$1" "$2")" 2>/dev/null || true
 }
