@@ -2,16 +2,15 @@
 # Installs what is missing and runs the whole test suite with Bazel, in three
 # tiers (arguments go to each):
 #   1. every test with the default toolchain (gcc): bazel test //...
-#   2. the unit tests and the fuzz corpora again under ASan + UBSan (gcc,
-#      --config=asan)
-#   3. the fuzz targets with clang-14 and libFuzzer, each for a bounded time
-# Tiers 2 and 3 build in output bases of their own (tests/lib/bazel_apart.sh)
-# while tier 1's tests run, niced so that the tests come first: on two cores
-# most of tier 1's test time is processes waiting on each other, and the
-# other tiers' compiling fills it. Meanwhile tests/warm_caches.sh makes the
-# cached Debian roots where missing. Ends with one line "N passed, N failed"
-# counted from Bazel's per-target results of all three; exits non-zero when
-# any tier failed. Each phase's wall time is printed as "time: PHASE N s".
+#   2. the unit tests again under ASan + UBSan (clang-14)
+#   3. the fuzz targets with clang-14 and libFuzzer (ASan + UBSan), each for a
+#      bounded time, starting with a replay of their seed corpus
+# Tiers 2 and 3 share one build, in an output base of its own
+# (tests/fuzz/bazel.sh), made while tier 1's tests run, niced so that the tests
+# come first. Meanwhile tests/warm_caches.sh makes the cached Debian roots
+# where missing. Ends with one line "N passed, N failed" counted from Bazel's
+# per-target results of all three; exits non-zero when any tier failed. Each
+# phase's wall time is printed as "time: PHASE N s".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 deploy/install-deps.sh || exit 1
@@ -26,7 +25,7 @@ passed=0 failed=0 skipped=0 status=0
 
 # run_tier NAME BAZEL "TARGETS" [OPTIONS...]: runs `BAZEL test OPTIONS TARGETS`
 # and adds its per-target results to the counts. BAZEL is a command and its
-# first words (bazel, tests/lib/bazel_apart.sh asan, tests/fuzz/bazel.sh);
+# first words (bazel, tests/fuzz/bazel.sh);
 # OPTIONS also select the testlogs that `BAZEL info` reads.
 run_tier() {
   local name=$1 targets=$3 bazel
@@ -73,20 +72,18 @@ phase() {
   return "$rc"
 }
 
-asan=tests/lib/bazel_apart.sh
-asan_targets="//tests/unit/... //tests/fuzz/..."
+clang=tests/fuzz/bazel.sh
+asan_targets="//tests/unit/..."
 fuzz_targets="//tests/fuzz/..."
 
 # Tier 1's build alone first: its tests need all of it, and their start decides the suite's length.
 # Bazel's progress lines are left out; what it warns of or fails on shows at once.
 phase "build (gcc)" bazel build "$@" //... 2>&1 | grep --line-buffered -v "^INFO: From \|^\["
-# Then the other tiers' builds, niced, beside tier 1's tests. A failed build
-# shows in its tier's test run below, which builds again and reports it.
+# Then the one build of tiers 2 and 3, niced, beside tier 1's tests. A failed
+# build shows in its tier's test run below, which builds again and reports it.
 (
   # shellcheck disable=SC2086 # TARGETS are words
-  phase "build (ASan + UBSan)" nice -n 15 "$asan" asan build "$@" $asan_targets
-  # shellcheck disable=SC2086
-  phase "build (clang-14, libFuzzer)" nice -n 15 tests/fuzz/bazel.sh build "$@" $fuzz_targets
+  phase "build (clang-14, ASan + UBSan, libFuzzer)" nice -n 15 "$clang" build "$@" $asan_targets $fuzz_targets
 ) >/tmp/ftb-tier-builds.$$.log 2>&1 &
 builds_pid=$!
 
@@ -94,12 +91,10 @@ phase "tests (gcc)" run_tier "all tests (gcc)" bazel "//..." "$@"
 wait "$builds_pid"
 grep '^time: ' /tmp/ftb-tier-builds.$$.log
 rm -f /tmp/ftb-tier-builds.$$.log
-phase "tests (ASan + UBSan)" run_tier "unit tests and fuzz corpora under ASan + UBSan (gcc)" "$asan asan" \
-  "$asan_targets" "$@"
-phase "fuzzing" run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" tests/fuzz/bazel.sh "$fuzz_targets" "$@"
-# Their servers would hold ~1 GB each until they idle out (3 h).
-"$asan" asan shutdown
-tests/fuzz/bazel.sh shutdown
+phase "tests (ASan + UBSan)" run_tier "unit tests under ASan + UBSan (clang-14)" "$clang" "$asan_targets" "$@"
+phase "fuzzing" run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" "$clang" "$fuzz_targets" "$@"
+# Its server would hold ~1 GB until it idles out (3 h).
+"$clang" shutdown
 wait "$warm_pid"  # long done by now
 
 echo "${skipped} skipped"

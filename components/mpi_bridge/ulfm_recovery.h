@@ -81,11 +81,12 @@ class UlfmRecovery {
   const std::string& corr() const { return corr_; }
 
  private:
-  int recoveries_ = 0;
+  // Unused where the MPI has no ULFM (the .cc's stubs): clang would warn.
+  [[maybe_unused]] int recoveries_ = 0;
   std::string corr_;
   std::string lost_;  // comma list of the lost ranks
   Clock::time_point detected_{};
-  int rank_ = 0;
+  [[maybe_unused]] int rank_ = 0;
 };
 
 }  // namespace ftb::mpi_bridge
