@@ -83,7 +83,7 @@ uint8_t Admission::kindsOf(const Sender& s) const {
   uint8_t kinds = s.curve_key.empty() ? kRemoteClient : kCurveClient;
   // With Curve on, agents link with the key they share (docs/SECURITY.md);
   // a client holding another authorized key is no agent.
-  const bool agent_key = agents_curve_key_.empty() || s.curve_key == agents_curve_key_;
+  const bool agent_key = agents_curve_key_.empty() ? any_tree_peer_ : s.curve_key == agents_curve_key_;
   if (!s.has_session && agent_key) kinds |= kAgentLink;
   return kinds;
 }
@@ -97,6 +97,9 @@ Status Admission::admit(proto::Envelope::BodyCase type, const Sender& sender) co
     std::string why = std::string(r->name) + " is accepted only from " + kindsText(r->senders) +
                       ", not from " + senderText(sender);
     if (r->senders == kAgentLink && sender.has_session) why += " holding a client session";
+    if (r->senders == kAgentLink && agents_curve_key_.empty() && !any_tree_peer_) {
+      why += "; this agent has no cluster key (curve-key-file), so it admits no agent";
+    }
     return Status(Code::kPermissionDenied, why + " (docs/SECURITY.md)");
   }
   if (r->needs_session && !sender.has_session) {

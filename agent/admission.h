@@ -2,7 +2,8 @@
 // agent serves, consulted by Agent::dispatch before any handler runs, and the
 // policy checks the rows name (docs/SECURITY.md, "Who may do what").
 //
-//   Admission admission(policy, agents_curve_key);
+//   Admission admission(policy);
+//   admission.setAgentsCurveKey(key);       // Curve on: agents hold the cluster key
 //   Sender who = ...;                       // from the frame's properties
 //   if (auto v = admission.admit(envelope.body_case(), who); !v.ok()) refuse(v);
 //
@@ -44,7 +45,7 @@ enum PeerKind : uint8_t {
   kLocalClient = 1 << 0,   // the IPC socket (uid known)
   kRemoteClient = 1 << 1,  // TCP, anonymous (Curve off)
   kCurveClient = 1 << 2,   // TCP, key authorized by the ZAP handler (Curve on)
-  kAgentLink = 1 << 3,     // TCP, no client session, and (Curve on) the agents' own key
+  kAgentLink = 1 << 3,     // TCP, no client session, and the agents' key (or the tree admits anyone)
 };
 inline constexpr uint8_t kAnyClient = kLocalClient | kRemoteClient | kCurveClient;
 
@@ -77,13 +78,19 @@ struct OriginOwner {
 
 class Admission {
  public:
-  // `agents_curve_key`: the public key agents use on tree links (Curve on), or
-  // "" (Curve off: any TCP peer may be an agent link, docs/SECURITY.md).
-  Admission(const NamespacePolicy& policy, std::string agents_curve_key)
-      : policy_(policy), agents_curve_key_(std::move(agents_curve_key)) {}
+  // No peer is an agent link until one of the setters below says how agents
+  // prove it (docs/SECURITY.md): a fresh install has no cluster key.
+  explicit Admission(const NamespacePolicy& policy) : policy_(policy) {}
 
-  // Set once Curve is on (before the agent serves).
-  void setAgentsCurveKey(std::string key) { agents_curve_key_ = std::move(key); }
+  // Curve on (before the agent serves): agent links hold the key pair agents
+  // share, whose public half is `key`.
+  void setAgentsCurveKey(std::string key) {
+    agents_curve_key_ = std::move(key);
+    any_tree_peer_ = false;
+  }
+  // tree-authentication = insecure-none without Curve: any TCP peer without a
+  // client session may be an agent link (labs only).
+  void admitAnyTreePeer() { any_tree_peer_ = agents_curve_key_.empty(); }
 
   // Every row, one per message type the agent serves.
   static std::span<const AdmissionRule> table();
@@ -114,6 +121,7 @@ class Admission {
  private:
   const NamespacePolicy& policy_;
   std::string agents_curve_key_;
+  bool any_tree_peer_ = false;
 };
 
 // `events` (oldest first) that `who` may see (Admission::maySee), at most the

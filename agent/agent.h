@@ -194,7 +194,7 @@ class Agent : private tree::TreeHost {
   std::array<std::atomic<pid_t>, 16> reload_requesters_{};
   std::function<Result<AgentConfig>()> reloader_;
   NamespacePolicy policy_;
-  Admission admission_{policy_, ""};  // the agents' Curve key is set by startCurve()
+  Admission admission_{policy_};  // how agents prove it: startCurve(), or admitAnyTreePeer() (Agent::create)
   std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
   std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_
   const Clock& clock_ = Clock::real();

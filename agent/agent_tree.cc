@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
+#include "agent/config_check.h"
 #include "agent/tree_wire.h"
 #include "client/codec.h"
 #include "client/event.h"
@@ -78,6 +79,15 @@ Status Agent::startTree() {
       return invalidArgument("--tree-seeds needs a TCP endpoint: set --tcp-endpoint");
     }
     return {};  // local-only agent: no tree
+  }
+  if (!treeEnabled(config_)) {
+    spdlog::warn(treeDisabledNotice(config_));
+    return {};
+  }
+  if (config_.curve_key_file.empty()) {
+    spdlog::warn("tree-authentication = insecure-none: any process that reaches {} may join this tree as "
+                 "an agent, read every event and publish under any name (a lab setting; docs/SECURITY.md)",
+                 bound);
   }
   tree::TreeConfig tc;
   tc.fan_out = config_.tree_fan_out;
@@ -297,7 +307,8 @@ void Agent::fillTreeInfo(proto::TreeInfo* info) {
                                                 .count()));
   info->set_clients(static_cast<uint32_t>(sessions_.size()));
   if (!tree_) {
-    info->set_state("disabled");
+    // "off": a TCP endpoint but no cluster key (ftbctl tree says so and what to do).
+    info->set_state(treeDisabledNotice(config_).empty() ? "disabled" : "off");
     return;
   }
   const tree::Nanos now = treeNow(clock_.steadyNow());

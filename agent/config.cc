@@ -21,6 +21,10 @@ std::string localEndpoint(const AgentConfig& c) {
   return "unix://" + path + ".stream";
 }
 
+bool treeEnabled(const AgentConfig& c) {
+  return !c.curve_key_file.empty() || c.tree_authentication == "insecure-none";
+}
+
 std::string helpText(const Setting& s) {
   std::string help(s.help);
   if (!s.unit.empty()) help += fmt::format(", in {}", s.unit);

@@ -18,6 +18,9 @@ namespace ftb::agent {
 struct AgentConfig;
 // The local stream endpoint `c` asks for, "auto" resolved; "" when disabled.
 std::string localEndpoint(const AgentConfig& c);
+// Whether `c` lets this agent link with other agents: a cluster key, or
+// tree-authentication = insecure-none.
+bool treeEnabled(const AgentConfig& c);
 
 struct AgentConfig {
   std::string name;  // "" = this host's name
@@ -52,6 +55,11 @@ struct AgentConfig {
   std::string curve_key_file;         // this agent's secret key (a root-only file)
   std::string curve_server_key;       // Z85 public key of the agents' TCP endpoints; "" = our own
   std::string curve_authorized_keys;  // file of public keys that may connect; "" = our own only
+  // How agents prove to each other that they are agents of this cluster
+  // (docs/SECURITY.md): "curve", the cluster key (curve_key_file; without it
+  // the agent forms no tree and refuses tree peers), or "insecure-none": any
+  // process that reaches the TCP endpoint may join as an agent (labs only).
+  std::string tree_authentication = "curve";
 
   // The tree of agents (needs the TCP endpoint). Seeds: agents to join through;
   // none means this agent founds a tree that others join.

@@ -54,6 +54,18 @@ Status checkEndpoints(const AgentConfig& c) {
 
 }  // namespace
 
+std::string treeDisabledNotice(const AgentConfig& config) {
+  const bool tcp_off = config.tcp_endpoint.empty() || config.tcp_endpoint == "none";
+  if (tcp_off || treeEnabled(config)) return "";
+  std::string notice =
+      "tree off: no cluster key (curve-key-file), so this agent serves its clients but forms no "
+      "tree and refuses every agent that tries to join it";
+  if (!config.tree_seeds.empty()) notice += " (tree-seeds are not joined)";
+  return notice +
+         ". To enable the tree, give every agent the cluster key: ftbctl keygen --out "
+         "/etc/ftb/cluster on one node, the key on each (docs/SECURITY.md, 'Step by step: a cluster')";
+}
+
 Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config) {
   if (config.curve_key_file.empty()) {
     if (!config.curve_server_key.empty() || !config.curve_authorized_keys.empty()) {

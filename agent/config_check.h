@@ -27,6 +27,11 @@ struct CurveSetup {
 // or option and what to do (unreadable key file: errno text and a hint).
 Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config);
 
+// What an agent of `config` says at start (and --check-config) about its tree
+// when it forms none for want of a cluster key: the one step that enables it.
+// "" when the tree is enabled or there is no TCP endpoint.
+std::string treeDisabledNotice(const AgentConfig& config);
+
 // Endpoints and seeds well-formed, the namespace policy loads, the Curve keys
 // load. kInvalidArgument / kFailedPrecondition / kPermissionDenied with a
 // message that names the setting or file.

@@ -78,7 +78,12 @@ int main(int argc, char** argv) {
     ftb::daemon::reportStartupError("ftb-agent", "configuration refused: " + s.message());
     return 2;
   }
-  if (check_only) return ftb::daemon::configurationOk("ftb-agent");
+  if (check_only) {
+    if (const std::string notice = ftb::agent::treeDisabledNotice(config); !notice.empty()) {
+      std::fprintf(stderr, "ftb-agent: %s\n", notice.c_str());
+    }
+    return ftb::daemon::configurationOk("ftb-agent");
+  }
 
   ftb::daemon::setUpLogging(config.log_level);
   auto agent = ftb::agent::Agent::create(config);

@@ -12,6 +12,7 @@ namespace {
 using C = AgentConfig;
 using R = Reload;
 
+constexpr std::array<std::string_view, 2> kTreeAuthentications = {"curve", "insecure-none"};
 constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug", "info",    "warn",
                                                         "error", "critical", "off"};
 
@@ -89,6 +90,14 @@ const std::array kSettings = {
             "File of Curve public keys (one per line) allowed to connect over TCP, agents and "
             "remote clients; empty: only this agent's own public key",
             "", R::kRestart},
+    Setting{"tree-authentication", &C::tree_authentication,
+            "How agents prove to each other that they belong to this cluster: curve (the "
+            "cluster key of curve-key-file; without it no tree is formed) or insecure-none "
+            "(any process that reaches the TCP endpoint may join as an agent: labs only)",
+            "", R::kRestart, std::nullopt, kTreeAuthentications,
+            "A fresh install has no cluster key: it serves local clients and refuses tree peers. "
+            "The tree is enabled by one step on every node, the cluster key (docs/SECURITY.md, "
+            "'Step by step: a cluster')."},
     Setting{"tree-seeds", &C::tree_seeds,
             "Agents (tcp://host:port) to join the tree through, comma-separated; empty: found a "
             "tree",

@@ -18,7 +18,8 @@ Result<std::unique_ptr<LocalTree>> LocalTree::start(const std::string& binary, O
         "--name=agent" + std::to_string(i),
         "--tree-fan-out=" + std::to_string(options.fan_out),
         "--tree-heartbeat-ms=" + std::to_string(options.heartbeat_ms),
-        "--tree-timeout-ms=" + std::to_string(options.timeout_ms)};
+        "--tree-timeout-ms=" + std::to_string(options.timeout_ms),
+        "--tree-authentication=insecure-none"};
     if (i > 0) {
       const int parent = (i - 1) / static_cast<int>(options.fan_out);
       flags.push_back("--tree-seeds=" + tree->agents_[parent]->tcpEndpoint());

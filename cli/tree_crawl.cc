@@ -25,6 +25,11 @@ class Crawler {
       crawl_.note = "the tree is disabled on this agent: it has no TCP endpoint (--tcp-endpoint)";
       return std::move(crawl_);
     }
+    if (first_.state() == "off") {
+      crawl_.note = "the tree is off on this agent: it has no cluster key (curve-key-file); "
+                    "docs/SECURITY.md, 'Step by step: a cluster', enables it";
+      return std::move(crawl_);
+    }
     if (first_.state() == "joining") {
       crawl_.note = agentText(first_.self()) + " is still joining the tree";
     }

@@ -2,7 +2,8 @@
 // - a Hello claiming a live client's origin from another uid is refused with a
 //   precise error, and the real client's session and event ids are untouched;
 // - tree messages are accepted from other agents only: never from the IPC
-//   socket, nor (Curve on) from a remote client holding its own authorized key.
+//   socket, nor (Curve on) from a remote client holding its own authorized key,
+//   nor over TCP at all from an agent without a cluster key (a fresh install).
 #define BOOST_TEST_MODULE admission
 #include <boost/test/unit_test.hpp>
 
@@ -181,6 +182,58 @@ BOOST_AUTO_TEST_CASE(tree_messages_from_a_local_socket_are_refused) {
   auto real = connectOrFail(agent.localEndpoint(), "FTB.RAW.TEST", "real");
   BOOST_REQUIRE(real->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
   BOOST_REQUIRE(real->publish("NOTE", "real").ok());
+  auto got = watcher->poll(*sub, 5s);
+  BOOST_REQUIRE(got.ok() && got->has_value());
+  BOOST_TEST((**got).event.payload == "real");
+}
+
+// The hostile review's first finding: with Curve off, any process that reached
+// the TCP port joined as an agent, read refused namespaces and injected events
+// as root. An agent as installed (no cluster key) admits no agent at all.
+BOOST_AUTO_TEST_CASE(a_fake_agent_over_tcp_is_refused_without_a_cluster_key) {
+  AgentProcess agent({"--tree-authentication=curve", "--metrics-listen=127.0.0.1:0"});
+  auto watcher = connectOrFail(agent.localEndpoint(), "FTB.WATCH", "watcher");
+  auto sub = watcher->subscribe({.filter = "event_space=FTB.JL.JOB1", .polling = true});
+  BOOST_REQUIRE(sub.ok());
+
+  RawPeer fake(agent.tcpEndpoint());
+  auto join = fake.call(treeMessage([](auto& m) {
+    m.mutable_join_request()->set_attempt(1);
+    m.mutable_join_request()->add_interest("*");
+  }));
+  BOOST_TEST(errorText(join).find("PERMISSION_DENIED: Tree is accepted only from other agents, not from a "
+                                  "remote client") == 0,
+             errorText(join));
+  BOOST_TEST(errorText(join).find("this agent has no cluster key (curve-key-file), so it admits no agent") !=
+                 std::string::npos,
+             errorText(join));
+  // The injection: a KILL_JOB under another publisher's name, "verified" as root.
+  RawIdentity forged{.event_space = "FTB.JL.JOB1"};
+  ftb::proto::Event event;
+  BOOST_REQUIRE(event.ParseFromString(ftb::testing::makeEventBytes(forged, "KILL_JOB", ftb::proto::FATAL, 1, "x")));
+  event.mutable_sender()->set_uid(0);
+  event.mutable_sender()->set_credentials_known(true);
+  auto batch = fake.call(treeMessage([&](auto& m) {
+    auto* item = m.mutable_events()->add_events();
+    item->set_publisher("raw-host/4242/1/1");
+    item->set_seq(1);
+    item->set_event_space("FTB.JL.JOB1");
+    item->set_event(event.SerializeAsString());
+  }));
+  BOOST_TEST(errorText(batch).find("PERMISSION_DENIED: Tree is accepted only from other agents") == 0,
+             errorText(batch));
+  BOOST_TEST(ftb::testing::scrapeMetrics(agent.metricsAddress())
+                 .sum("ftb_agent_refusals_total", {{"reason", "admission"}}) >= 2);
+
+  // No link to the fake, and the first FTB.JL.JOB1 event the watcher gets is root's own.
+  ftb::proto::Envelope query;
+  query.mutable_tree_query();
+  auto tree = RawPeer(agent.ipcEndpoint()).call(query);
+  BOOST_REQUIRE(tree && tree->has_tree_info());
+  BOOST_TEST(tree->tree_info().links_size() == 0);
+  auto real = connectOrFail(agent.localEndpoint(), "FTB.JL.JOB1", "launcher");
+  BOOST_REQUIRE(real->declare({{"KILL_JOB", ftb::Severity::kFatal}}).ok());
+  BOOST_REQUIRE(real->publish("KILL_JOB", "real").ok());
   auto got = watcher->poll(*sub, 5s);
   BOOST_REQUIRE(got.ok() && got->has_value());
   BOOST_TEST((**got).event.payload == "real");

@@ -79,7 +79,7 @@ struct SimClient {
 
 class World {
  public:
-  explicit World(uint64_t seed) : seed_(seed), rng_(seed), policy_(parsePolicy()), admission_(policy_, "") {
+  explicit World(uint64_t seed) : seed_(seed), rng_(seed), policy_(parsePolicy()), admission_(policy_) {
     for (int i = 0; i < 3; ++i) connect();
   }
 

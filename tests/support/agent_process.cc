@@ -76,6 +76,10 @@ void AgentProcess::start() {
     return f.rfind("--tcp-endpoint", 0) == 0;
   });
   if (!own_tcp) args.push_back("--tcp-endpoint=tcp://127.0.0.1:" + std::to_string(tcp_port_));
+  const bool own_tree_trust = std::any_of(extra_flags_.begin(), extra_flags_.end(), [](const auto& f) {
+    return f.rfind("--tree-authentication", 0) == 0 || f.rfind("--curve-key-file", 0) == 0;
+  });
+  if (!own_tree_trust) args.push_back("--tree-authentication=insecure-none");
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");

@@ -33,6 +33,8 @@ class AgentProcess {
  public:
   // Extra flags are appended to the agent's command line; a --tcp-endpoint
   // among them replaces the default loopback one (tcpEndpoint() is then what it bound, if any).
+  // Agents here form trees as in a lab, --tree-authentication=insecure-none,
+  // unless the flags set --tree-authentication or --curve-key-file themselves.
   explicit AgentProcess(std::vector<std::string> extra_flags = {});
   ~AgentProcess();  // SIGTERM, then SIGKILL if it lingers
 

@@ -3,7 +3,8 @@
 # block of its section "Under systemd (the packaged units)" is run as root in
 # a booted Debian with the packages installed. Then the agent runs as user ftb
 # with Curve on (its root-only key handed over by LoadCredential=), refuses TCP
-# peers without Curve, still serves local clients, and reloads.
+# peers without Curve, still serves local clients, forms a tree (its PING
+# thread real-time where the platform allows), and reloads.
 # First, the failure the section avoids: the root-only key named directly makes
 # the agent fail with the reason (errno text) and the hint.
 source "$(dirname "$0")/container.sh"
@@ -39,6 +40,19 @@ ct_await "'Curve on' with the cluster's public key" 10 \
   ct_sh "journalctl -u ftb-agent -o cat | grep -qF 'Curve on: TCP clients and tree links need an authorized key (this agent'\''s public key $public)'"
 [[ "$(ct_exec stat -c %U /etc/credstore/ftb-curve.key)" == root ]] || fail "the key in /etc/credstore is not root's"
 [[ "$(ct_exec stat -c %a /etc/credstore/ftb-curve.key)" == 600 ]] || fail "the key in /etc/credstore is not mode 600"
+# With the tree on, the thread that answers its liveness PINGs runs real-time as user ftb
+# wherever a unit with LimitRTPRIO=1 may (RestrictRealtime=no, no capability).
+# A kernel with CONFIG_RT_GROUP_SCHED gives a service's cgroup no real-time
+# budget, and refuses (this VM's kernel does): the agent must then say so, and run.
+if ct_exec systemd-run --quiet --wait --pipe -p User=ftb -p LimitRTPRIO=1 chrt -r 1 true; then
+  expected='real-time scheduling, SCHED_RR 1'
+else
+  expected='normal scheduling: real-time was refused'
+fi
+echo "this platform: a unit with LimitRTPRIO=1 gets '$expected'"
+ct_sh "journalctl -u ftb-agent -o cat | grep -q 'liveness PINGs.*$expected'" ||
+  fail "the agent's PING thread: want '$expected', got: $(ct_journal ftb-agent | grep 'liveness PINGs')"
+
 ct_exec ftbctl status >/dev/null || fail "local clients (IPC) cannot reach the Curve agent"
 ct_exec ftbctl --agent tcp://127.0.0.1:10809 --timeout-ms 3000 status >/dev/null 2>&1 &&
   fail "a TCP client without Curve was served"

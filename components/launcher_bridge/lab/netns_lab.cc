@@ -224,13 +224,13 @@ void NetnsLab::startAgents(const std::string& agent) {
   const std::string net = "10.253." + std::to_string(octet_) + ".";
   const std::string seed = "tcp://" + net + "1:10809";
   spawn(inHead({agent, "--name", "head", "--ipc-endpoint", headEndpoint(), "--tcp-endpoint", seed,
-                "--log-level", "warn"}),
+                "--tree-authentication", "insecure-none", "--log-level", "warn"}),
         dir() + "/agent-head.log");
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const std::string& node = nodes_[i];
     spawn(inNode(node, {agent, "--name", node, "--ipc-endpoint", nodeEndpoint(node), "--tcp-endpoint",
                         "tcp://" + net + std::to_string(11 + i) + ":10809", "--tree-seeds", seed,
-                        "--log-level", "warn"}),
+                        "--tree-authentication", "insecure-none", "--log-level", "warn"}),
           dir() + "/agent-" + node + ".log");
   }
   awaitTree();

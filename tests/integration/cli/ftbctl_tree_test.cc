@@ -247,6 +247,11 @@ BOOST_AUTO_TEST_CASE(an_agent_without_a_tree_says_so) {
   ChildResult r = ftbctlRun(agent, {"tree"});
   BOOST_CHECK_MESSAGE(r.exit_code == 0, describe(r));
   BOOST_CHECK_MESSAGE(contains(r.out, "the tree is disabled"), r.out);
+  // As installed: a TCP endpoint, no cluster key.
+  AgentProcess fresh({"--tree-authentication=curve"});
+  ChildResult off = ftbctlRun(fresh, {"tree"});
+  BOOST_CHECK_MESSAGE(off.exit_code == 0, describe(off));
+  BOOST_CHECK_MESSAGE(contains(off.out, "the tree is off on this agent: it has no cluster key"), off.out);
   ChildResult both = ftbctlRun(agent, {"tree", "--dot", "--json"});
   BOOST_CHECK_MESSAGE(both.exit_code == 1, describe(both));
 }

@@ -44,7 +44,7 @@ for i in 0 1 2; do
   seeds=()
   [ "$i" -gt 0 ] && seeds=(--tree-seeds "$seed")
   ip netns exec "${HOSTS[$i]}" "$AGENT" --name "host$i" --ipc-endpoint "ipc://$TMP/h$i.sock" \
-    --tcp-endpoint "tcp://10.254.0.$((i + 1)):10809" "${seeds[@]}" --log-level warn \
+    --tcp-endpoint "tcp://10.254.0.$((i + 1)):10809" "${seeds[@]}" --tree-authentication insecure-none --log-level warn \
     > "$TMP/agent$i.log" 2>&1 &
   PIDS+=($!)
 done

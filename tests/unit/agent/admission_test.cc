@@ -58,16 +58,34 @@ BOOST_AUTO_TEST_CASE(every_served_message_has_one_row) {
 
 BOOST_AUTO_TEST_CASE(types_the_agent_does_not_serve_are_not_found) {
   const auto p = NamespacePolicy::embeddedDefault();
-  Admission a(p, "");
+  Admission a(p);
   for (B::BodyCase t : {B::kHelloReply, B::kDeliver, B::kPublishAck, B::kError, B::BODY_NOT_SET}) {
     BOOST_TEST(Admission::rule(t) == nullptr);
     BOOST_TEST((a.admit(t, local(0, true)).code() == Code::kNotFound));
   }
 }
 
+BOOST_AUTO_TEST_CASE(without_a_cluster_key_no_peer_is_an_agent) {
+  const auto p = NamespacePolicy::embeddedDefault();
+  Admission fresh(p);  // a fresh install: no Curve key, no lab setting
+  const auto refused = fresh.admit(B::kTree, remote("127.0.0.1"));
+  BOOST_TEST((refused.code() == Code::kPermissionDenied));
+  BOOST_TEST(refused.message().find("no cluster key (curve-key-file), so it admits no agent") != std::string::npos,
+             refused.message());
+  BOOST_TEST(fresh.kindsOf(remote("127.0.0.1")) == ftb::agent::kRemoteClient);
+  // Clients are served as before.
+  BOOST_TEST(fresh.admit(B::kHello, remote("127.0.0.1")).ok());
+  // The lab setting cannot open a tree that Curve guards.
+  Admission secured(p);
+  secured.setAgentsCurveKey(kAgentsKey);
+  secured.admitAnyTreePeer();
+  BOOST_TEST((secured.admit(B::kTree, remote("127.0.0.1")).code() == Code::kPermissionDenied));
+}
+
 BOOST_AUTO_TEST_CASE(tree_messages_come_from_agent_links_only) {
   const auto p = NamespacePolicy::embeddedDefault();
-  Admission open(p, "");  // Curve off: any TCP peer may be an agent
+  Admission open(p);  // tree-authentication = insecure-none: any TCP peer may be an agent
+  open.admitAnyTreePeer();
   BOOST_TEST(open.admit(B::kTree, remote("10.0.0.7")).ok());
   // Never from the IPC socket, whoever runs it.
   const auto from_ipc = open.admit(B::kTree, local(0));
@@ -80,7 +98,8 @@ BOOST_AUTO_TEST_CASE(tree_messages_come_from_agent_links_only) {
   BOOST_TEST((from_client.code() == Code::kPermissionDenied));
   BOOST_TEST(from_client.message().find("holding a client session") != std::string::npos);
 
-  Admission secured(p, kAgentsKey);  // Curve on: agents link with the cluster key
+  Admission secured(p);  // Curve on: agents link with the cluster key
+  secured.setAgentsCurveKey(kAgentsKey);
   BOOST_TEST(secured.admit(B::kTree, curve(kAgentsKey)).ok());
   BOOST_TEST((secured.admit(B::kTree, curve(kClientKey)).code() == Code::kPermissionDenied));
   BOOST_TEST((secured.admit(B::kTree, local(0)).code() == Code::kPermissionDenied));
@@ -89,7 +108,7 @@ BOOST_AUTO_TEST_CASE(tree_messages_come_from_agent_links_only) {
 
 BOOST_AUTO_TEST_CASE(session_messages_need_hello_first) {
   const auto p = NamespacePolicy::embeddedDefault();
-  Admission a(p, "");
+  Admission a(p);
   for (B::BodyCase t : {B::kDeclare, B::kPublish, B::kSubscribe, B::kUnsubscribe, B::kHeartbeat}) {
     const auto without = a.admit(t, local(1000));
     BOOST_TEST((without.code() == Code::kUnauthenticated));
@@ -108,13 +127,15 @@ BOOST_AUTO_TEST_CASE(session_messages_need_hello_first) {
 
 BOOST_AUTO_TEST_CASE(peer_kinds) {
   const auto p = NamespacePolicy::embeddedDefault();
-  Admission a(p, kAgentsKey);
+  Admission a(p);
+  a.setAgentsCurveKey(kAgentsKey);
   using namespace ftb::agent;
   BOOST_TEST(a.kindsOf(local(0)) == kLocalClient);
   BOOST_TEST(a.kindsOf(curve(kClientKey)) == kCurveClient);
   BOOST_TEST(a.kindsOf(curve(kAgentsKey)) == (kCurveClient | kAgentLink));
   BOOST_TEST(a.kindsOf(curve(kAgentsKey, true)) == kCurveClient);
-  Admission open(p, "");
+  Admission open(p);
+  open.admitAnyTreePeer();
   BOOST_TEST(open.kindsOf(remote("10.0.0.7")) == (kRemoteClient | kAgentLink));
   // Principals for the namespace policy come from the same facts.
   BOOST_TEST(a.principalOf(curve(kClientKey)).curve_authenticated);
@@ -124,14 +145,14 @@ BOOST_AUTO_TEST_CASE(peer_kinds) {
 
 BOOST_AUTO_TEST_CASE(one_subscribe_check_for_every_path) {
   const auto p = policy("publish * *\nsubscribe FTB.SECRET.* uid=0\nsubscribe * *\n");
-  Admission a(p, "");
+  Admission a(p);
   BOOST_TEST(!a.everyoneSeesEverything());
   BOOST_TEST(a.maySee(a.principalOf(local(0)), "FTB.SECRET.KEYS"));
   BOOST_TEST(!a.maySee(a.principalOf(local(65534)), "FTB.SECRET.KEYS"));
   BOOST_TEST(!a.maySee(a.principalOf(remote("10.0.0.7")), "FTB.SECRET.KEYS"));
   BOOST_TEST(a.maySee(a.principalOf(local(65534)), "FTB.OPEN.A"));
   const auto open = NamespacePolicy::embeddedDefault();
-  BOOST_TEST(Admission(open, "").everyoneSeesEverything());
+  BOOST_TEST(Admission(open).everyoneSeesEverything());
 }
 
 BOOST_AUTO_TEST_CASE(only_the_owner_resumes_an_origin) {

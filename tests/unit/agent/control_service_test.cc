@@ -84,7 +84,7 @@ struct Fixture {
   SessionTable sessions{clock};
   EventHistory history{100, 1 << 20, std::chrono::seconds(3600)};
   NamespacePolicy policy_;
-  Admission admission{policy_, ""};
+  Admission admission{policy_};
   proto::Counters counters;
   std::vector<std::string> endpoints{"ipc:///tmp/ftb-test.sock"};
   ControlService::Hooks hooks;

@@ -77,7 +77,7 @@ struct Fixture {
   SubscriptionIndex index;
   EventHistory history{100, 1 << 20, std::chrono::seconds(60)};
   NamespacePolicy policy_;
-  Admission admission{policy_, ""};
+  Admission admission{policy_};
   AgentMetrics metrics{16};
   proto::Counters counters;
   RateLimitedLog log;
