@@ -112,7 +112,8 @@ Command addHistoryCommand(CLI::App& app, const GlobalOptions& globals) {
                   "'event_space=FTB.MPI.*, severity>=warning'");
   sub->add_option("--last", options->last,
                   "Only the newest N matching events (within --since/--until; 0: all retained)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--since", options->since,
                   "Only events published at or after TIME: an RFC 3339 time "
                   "(2026-11-25T16:00:00Z) or a duration ago (10m, 2h, 1d)")

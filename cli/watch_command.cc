@@ -137,7 +137,8 @@ Command addWatchCommand(CLI::App& app, const GlobalOptions& globals) {
                   "Only events matching this filter (docs/FILTERS.md), e.g. "
                   "'event_space=FTB.MPI.*, severity>=warning'; default: every event");
   sub->add_option("--count", o->count, "Stop (exit 0) after N events (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);  // CLI11 would wrap -3 into an unsigned
   sub->add_option("--timeout", o->timeout_s,
                   "Stop after this long (20s, 500ms, 2m; a plain number is seconds), exit 4, "
                   "even without --count; 0: no limit")
@@ -146,7 +147,8 @@ Command addWatchCommand(CLI::App& app, const GlobalOptions& globals) {
                              std::chrono::hours(24 * 365 * 10)))
       ->type_name("DURATION");
   sub->add_option("--last", o->last,
-                  "First replay the newest N retained events that match (history)");
+                  "First replay the newest N retained events that match (history)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--client-name", o->client_name,
                   "Client name this watch shows up as in 'ftbctl clients'")
       ->capture_default_str();

@@ -621,7 +621,9 @@ int declare(const FTB_client_handle_t& handle, const char* schema_file,
   if (schema_file != nullptr) return declareSchema(handle, schema_file);
   std::shared_ptr<Connection> c;
   if (int rc = find(handle.client_id, &c); rc != FTB_SUCCESS) return rc;
-  if (num_events <= 0) return FTB_SUCCESS;
+  // 0 declares nothing (0.6.2 warns and succeeds); a negative count is no count.
+  if (num_events < 0) return FTB_ERR_INVALID_PARAMETER;
+  if (num_events == 0) return FTB_SUCCESS;
   if (events == nullptr) return FTB_ERR_NULL_POINTER;
   std::vector<EventDeclaration> batch;
   int rc = FTB_SUCCESS;

@@ -265,6 +265,9 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1_and_help_lists_exit_codes) {
       {"publish", "--space", "FTB.X", "--name", "X", "--severity", "loud"},
       {"publish", "--space", "FTB.X", "--name", "X", "--severity", "info", "--tag", "novalue"},
       {"watch", "--timeout", "-1"},
+      {"watch", "--count", "-3"},  // once wrapped to 18446744073709551613
+      {"watch", "--last", "-1"},
+      {"history", "--last", "-1"},
       {"status", "--timeout-ms", "0"},
   };
   for (const auto& args : bad) {

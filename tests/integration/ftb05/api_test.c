@@ -93,6 +93,8 @@ static void declare_validation(void) {
     CHECK_RC(FTB_Declare_publishable_events(bad, NULL, NULL, 0), FTB_ERR_INVALID_HANDLE);
     CHECK_RC(FTB_Declare_publishable_events(h, NULL, NULL, 0), FTB_SUCCESS);
     CHECK_RC(FTB_Declare_publishable_events(h, NULL, NULL, 1), FTB_ERR_NULL_POINTER);
+    /* A negative count is refused, not taken for "nothing to declare". */
+    CHECK_RC(FTB_Declare_publishable_events(h, NULL, NULL, -1), FTB_ERR_INVALID_PARAMETER);
 
     memset(ev, 0, sizeof ev);
     strcpy(ev[0].event_name, "GOOD_ONE");
