@@ -1,5 +1,6 @@
 #include "agent/agent.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,18 @@ namespace ftb::agent {
 namespace {
 
 constexpr int kMaxFramesPerTurn = 4096;  // then flush, ack and check timers
+
+// Connections the stream socket may hold: the descriptor limit less a quarter
+// (at least 64) for everything else (ZeroMQ's connections, tree links, files),
+// so that its clients never take the last descriptor libzmq needs (its IPC
+// listener aborts on EMFILE). 0: no limit.
+std::size_t streamConnectionsAllowed() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  const std::size_t soft = limit.rlim_cur;
+  const std::size_t others = std::max<std::size_t>(64, soft / 4);
+  return soft > others ? soft - others : 1;
+}
 
 std::string hostName() {
   char buf[256] = {};
@@ -129,7 +142,10 @@ Status Agent::bind() {
   if (!watched.ok()) return watched.status();
   socket_watch_ = std::move(watched).value();
   if (const std::string local = localEndpoint(config_); !local.empty()) {
-    auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm, *poller_);
+    auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm,
+                                            {.per_uid = config_.max_connections_per_uid,
+                                             .total = streamConnectionsAllowed()},
+                                            *poller_);
     if (!server.ok()) return server.status();
     local_ = std::move(server).value();
     endpoints_.push_back(local_->endpoint());

@@ -47,6 +47,7 @@ bool LocalStreamServer::isRoutingId(const std::string& routing_id) {
 Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::string& endpoint,
                                                                      std::size_t max_frame_bytes,
                                                                      std::size_t backlog_frames,
+                                                                     ConnectionLimits limits,
                                                                      Poller& poller) {
   Result<sockaddr_un> address = unixSocketAddress(endpoint);
   if (!address.ok()) {
@@ -78,7 +79,8 @@ Result<std::unique_ptr<LocalStreamServer>> LocalStreamServer::listen(const std::
   }
   ::chmod(path.c_str(), 0666);
   std::unique_ptr<LocalStreamServer> server(
-      new LocalStreamServer(endpoint, path, fd, max_frame_bytes, backlog_frames, poller));
+      new LocalStreamServer(endpoint, path, fd, max_frame_bytes, backlog_frames, limits, poller));
+  server->reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   Result<Poller::Registration> listening =
       poller.watch(fd, EPOLLIN, [s = server.get()](uint32_t) { s->acceptAll(); });
   if (!listening.ok()) return listening.status();  // the destructor closes and removes
@@ -93,6 +95,7 @@ LocalStreamServer::~LocalStreamServer() {
   }
   listening_.reset();
   ::close(listen_fd_);
+  if (reserve_fd_ >= 0) ::close(reserve_fd_);
   std::error_code ec;
   std::filesystem::remove(path_, ec);
 }
@@ -114,8 +117,9 @@ void LocalStreamServer::acceptAll() {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
+      if ((errno == EMFILE || errno == ENFILE) && shedOne(errno)) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        spdlog::warn("{}: accept failed: {}", endpoint_, std::strerror(errno));
+        refusals_log_.warn("accept", "{}: accept failed: {}", endpoint_, std::strerror(errno));
       }
       return;
     }
@@ -127,10 +131,18 @@ void LocalStreamServer::acceptAll() {
       ::close(fd);
       continue;
     }
+    const PeerCredentials credentials{.uid = cred.uid, .gid = cred.gid, .pid = static_cast<uint32_t>(cred.pid)};
+    if (const std::string why = overLimit(credentials); !why.empty()) {
+      ::close(fd);
+      ++refused_;
+      refusals_log_.warn("limit", "{}: refused a connection of pid {} (uid {}): {} ({} refused so far)", endpoint_,
+                         cred.pid, cred.uid, why, refused_);
+      continue;
+    }
     auto c = std::make_unique<Connection>(max_frame_);
     c->fd = fd;
     c->routing_id = makeRoutingId(next_id_++);
-    c->credentials = {.uid = cred.uid, .gid = cred.gid, .pid = static_cast<uint32_t>(cred.pid)};
+    c->credentials = credentials;
     Connection* connection = c.get();
     Result<Poller::Registration> watched = poller_.watch(
         fd, EPOLLIN, [this, connection](uint32_t events) { onReady(*connection, events); });
@@ -145,8 +157,39 @@ void LocalStreamServer::acceptAll() {
     c->readable = true;
     c->queued = true;
     ready_.push_back(connection);
+    ++per_uid_[credentials.uid];
     connections_.emplace(c->routing_id, std::move(c));
   }
+}
+
+bool LocalStreamServer::shedOne(int accept_errno) {
+  if (reserve_fd_ < 0) return false;
+  ::close(reserve_fd_);
+  const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd >= 0) ::close(fd);
+  reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ++refused_;
+  refusals_log_.warn("descriptors",
+                     "{}: out of file descriptors ({}): refused a connection ({} refused so far); raise "
+                     "LimitNOFILE= or lower max-connections-per-uid (docs/SECURITY.md)",
+                     endpoint_, std::strerror(accept_errno), refused_);
+  return true;
+}
+
+std::string LocalStreamServer::overLimit(const PeerCredentials& credentials) const {
+  if (limits_.total > 0 && connections_.size() >= limits_.total) {
+    return "the agent holds " + std::to_string(connections_.size()) +
+           " connections, all its descriptors allow besides its other work";
+  }
+  const bool exempt = credentials.uid == 0 || credentials.uid == ::geteuid();
+  if (exempt || limits_.per_uid == 0) return "";
+  const auto held = per_uid_.find(credentials.uid);
+  if (held != per_uid_.end() && held->second >= limits_.per_uid) {
+    return "uid " + std::to_string(credentials.uid) + " holds " + std::to_string(held->second) +
+           " connections, max-connections-per-uid";
+  }
+  return "";
 }
 
 Receive LocalStreamServer::tryReceive(InboundFrame& frame) {
@@ -230,6 +273,9 @@ void LocalStreamServer::close(Connection& c, std::string_view why) {
   if (!why.empty()) spdlog::debug("{}: connection of pid {} closed: {}", endpoint_, c.credentials.pid, why);
   c.registration.reset();  // before the descriptor goes
   ::close(c.fd);
+  if (auto held = per_uid_.find(c.credentials.uid); held != per_uid_.end() && --held->second == 0) {
+    per_uid_.erase(held);
+  }
   c.fd = -1;
   c.backlog.clear();
   closed_.push_back(c.routing_id);

@@ -28,11 +28,19 @@
 
 #include "agent/peer_credentials.h"
 #include "agent/poller.h"
+#include "agent/rate_limited_log.h"
 #include "agent/zmq_frame_source.h"
 #include "client/status.h"
 #include "client/stream_frames.h"
 
 namespace ftb::agent {
+
+// How many connections the server holds, so that no user can take every
+// descriptor the agent has (docs/SECURITY.md, "Descriptors").
+struct ConnectionLimits {
+  uint32_t per_uid = 0;   // connections one uid may hold; 0: no limit (root and the agent's own uid: none)
+  std::size_t total = 0;  // connections in all; 0: no limit
+};
 
 class LocalStreamServer {
  public:
@@ -42,10 +50,12 @@ class LocalStreamServer {
   // (as ZeroMQ's pipe holds socket-hwm frames) before trySend says full.
   // The listening socket and every connection are watched in `poller`, which
   // outlives the server.
+  // A connection over `limits`, or one the process has no descriptor for, is
+  // closed at once and counted (refused()); one log line a second says why.
   static Result<std::unique_ptr<LocalStreamServer>> listen(const std::string& endpoint,
                                                            std::size_t max_frame_bytes,
                                                            std::size_t backlog_frames,
-                                                           Poller& poller);
+                                                           ConnectionLimits limits, Poller& poller);
   ~LocalStreamServer();  // closes every connection, removes the socket file
   LocalStreamServer(const LocalStreamServer&) = delete;
   LocalStreamServer& operator=(const LocalStreamServer&) = delete;
@@ -69,6 +79,8 @@ class LocalStreamServer {
   // Connections that ended since the last call, each reported once.
   std::vector<std::string> takeClosed();
   std::size_t connections() const { return connections_.size(); }
+  // Connections closed at accept: over a limit, or for want of a descriptor.
+  uint64_t refused() const { return refused_; }
 
  private:
   struct Connection {
@@ -85,10 +97,16 @@ class LocalStreamServer {
   };
 
   LocalStreamServer(std::string endpoint, std::string path, int fd, std::size_t max_frame,
-                    std::size_t backlog_frames, Poller& poller)
+                    std::size_t backlog_frames, ConnectionLimits limits, Poller& poller)
       : endpoint_(std::move(endpoint)), path_(std::move(path)), listen_fd_(fd),
-        max_frame_(max_frame), max_backlog_(backlog_frames), poller_(poller) {}
+        max_frame_(max_frame), max_backlog_(backlog_frames), limits_(limits), poller_(poller) {}
   void acceptAll();
+  // Out of descriptors: accepts the next connection on the reserve descriptor
+  // and closes it, so that it leaves the backlog (else the listening socket
+  // stays readable and the loop spins). False when even that failed.
+  bool shedOne(int accept_errno);
+  // Why `credentials` may not hold one more connection, or "" when it may.
+  std::string overLimit(const PeerCredentials& credentials) const;
   void onReady(Connection& c, uint32_t events);
   void writeBacklog(Connection& c);  // as much of it as the socket takes
   void watchWrites(Connection& c);   // EPOLLOUT exactly while something waits
@@ -99,7 +117,12 @@ class LocalStreamServer {
   int listen_fd_;
   std::size_t max_frame_;
   std::size_t max_backlog_;
+  ConnectionLimits limits_;
   Poller& poller_;
+  int reserve_fd_ = -1;  // /dev/null, given up to accept one connection when out of descriptors
+  std::unordered_map<uint32_t, uint32_t> per_uid_;  // open connections by uid
+  uint64_t refused_ = 0;
+  RateLimitedLog refusals_log_{1};
   Poller::Registration listening_;
   uint64_t next_id_ = 1;
   std::unordered_map<std::string, std::unique_ptr<Connection>> connections_;

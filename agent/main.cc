@@ -5,6 +5,7 @@
 //   --reload PID    ask the agent PID to reload and wait for its answer
 //   --print-config-template  print deploy/ftb-agent.conf as this build makes it
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <csignal>
 #include <cstdio>
@@ -23,6 +24,18 @@
 namespace {
 
 constexpr std::chrono::seconds kReloadAnswerTimeout{60};
+
+// The soft descriptor limit up to the hard one (systemd's default soft limit
+// is 1024, its hard one 524288): connections are bounded by the agent itself.
+void raiseDescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  const rlim_t was = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    spdlog::debug("descriptor limit raised from {} to {}", was, limit.rlim_max);
+  }
+}
 
 ftb::agent::Agent* g_agent = nullptr;
 void onStopSignal(int) {
@@ -86,6 +99,7 @@ int main(int argc, char** argv) {
   }
 
   ftb::daemon::setUpLogging(config.log_level);
+  raiseDescriptorLimit();
   auto agent = ftb::agent::Agent::create(config);
   if (!agent.ok()) {
     ftb::daemon::reportStartupError("ftb-agent", agent.status().message());

@@ -57,6 +57,13 @@ const std::array kSettings = {
             R::kLive},
     Setting{"max-subscriptions-per-client", &C::max_subscriptions_per_client,
             "Subscriptions one client may hold", "", R::kLive},
+    Setting{"max-connections-per-uid", &C::max_connections_per_uid,
+            "Connections one user may hold on the local stream socket (root and the agent's own "
+            "user: no limit); 0: no limit",
+            "", R::kRestart, NumberRange{0, 1u << 20}, {},
+            "Beyond it a connection is closed at once and counted; one log line a second says "
+            "whose. Whatever the setting, the socket holds no more connections than the "
+            "agent's descriptor limit (LimitNOFILE=) leaves room for (docs/SECURITY.md)."},
     Setting{"log-level", &C::log_level, "trace, debug, info, warn, error, critical or off", "",
             R::kLive, std::nullopt, kLogLevels},
     Setting{"ready-file", &C::ready_file,

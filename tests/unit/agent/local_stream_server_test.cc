@@ -66,7 +66,7 @@ std::vector<InboundFrame> turn(LocalStreamServer& server, std::vector<std::strin
 
 BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_routing_id) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, poller());
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, {}, poller());
   BOOST_REQUIRE(server.ok());
   struct stat st{};
   BOOST_REQUIRE(stat((dir.path + "/a.stream").c_str(), &st) == 0);
@@ -118,7 +118,7 @@ BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_
 
 BOOST_AUTO_TEST_CASE(a_frame_over_the_limit_closes_only_its_connection_after_the_whole_frames_before_it) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, poller());
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, {}, poller());
   BOOST_REQUIRE(server.ok());
   const int bad = connectTo(dir.path + "/a.stream");
   const int good = connectTo(dir.path + "/a.stream");
@@ -144,9 +144,9 @@ BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken
   Dir dir;
   const std::string endpoint = "unix://" + dir.path + "/a.stream";
   {
-    auto first = LocalStreamServer::listen(endpoint, 64, 16, poller());
+    auto first = LocalStreamServer::listen(endpoint, 64, 16, {}, poller());
     BOOST_REQUIRE(first.ok());
-    auto second = LocalStreamServer::listen(endpoint, 64, 16, poller());
+    auto second = LocalStreamServer::listen(endpoint, 64, 16, {}, poller());
     BOOST_REQUIRE(!second.ok());
     BOOST_TEST(second.status().message().find("another ftb-agent is already serving") != std::string::npos);
   }
@@ -158,22 +158,22 @@ BOOST_AUTO_TEST_CASE(a_stale_socket_file_is_replaced_and_a_live_one_is_not_taken
   BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
   close(fd);
   BOOST_REQUIRE(std::filesystem::exists(dir.path + "/a.stream"));
-  auto again = LocalStreamServer::listen(endpoint, 64, 16, poller());
+  auto again = LocalStreamServer::listen(endpoint, 64, 16, {}, poller());
   BOOST_TEST(again.ok());
 }
 
 BOOST_AUTO_TEST_CASE(endpoints_that_are_not_unix_paths_are_refused_with_the_reason) {
-  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64, 16, poller());
+  auto wrong = LocalStreamServer::listen("ipc:///tmp/x", 64, 16, {}, poller());
   BOOST_REQUIRE(!wrong.ok());
   BOOST_TEST(wrong.status().message().find("must start with unix://") != std::string::npos);
-  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64, 16, poller());
+  auto long_path = LocalStreamServer::listen("unix:///tmp/" + std::string(200, 'p'), 64, 16, {}, poller());
   BOOST_REQUIRE(!long_path.ok());
   BOOST_TEST(long_path.status().message().find("characters") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backlog_then_is_full) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, poller());
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, {}, poller());
   BOOST_REQUIRE(server.ok());
   const int fd = connectTo(dir.path + "/a.stream");
   ftb::wire::StreamFrameWriter writer;
@@ -209,7 +209,7 @@ BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backl
 
 BOOST_AUTO_TEST_CASE(frames_left_by_a_budget_keep_the_loop_awake_until_they_are_read) {
   Dir dir;
-  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, poller());
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, {}, poller());
   BOOST_REQUIRE(server.ok());
   const int fd = connectTo(dir.path + "/a.stream");
   ftb::wire::StreamFrameWriter writer;

@@ -1,0 +1,111 @@
+// Descriptor exhaustion (issue 32): a local user who opens connection after
+// connection to the agent's stream socket is held to max-connections-per-uid,
+// and under any setting the socket never takes the descriptors the rest of the
+// agent needs (its ZeroMQ IPC listener aborted on EMFILE before): the agent
+// refuses the excess at once and keeps serving everyone else.
+#define BOOST_TEST_MODULE connection_limits
+#include <boost/test/unit_test.hpp>
+
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "tests/integration/nobody_child.h"
+#include "tests/support/agent_process.h"
+#include "tests/support/test_clients.h"
+
+using namespace std::chrono_literals;
+using ftb::testing::AgentProcess;
+using ftb::testing::NobodyChild;
+
+namespace {
+
+// Whether the agent closed `fd` (a read sees EOF or an error) without blocking.
+bool closedByAgent(int fd) {
+  pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+  if (::poll(&p, 1, 0) != 1) return false;
+  char byte;
+  return ::recv(fd, &byte, 1, MSG_DONTWAIT) <= 0;
+}
+
+// In the child (uid nobody): opens N connections to PATH (input "PATH N REFUSED"),
+// waits until REFUSED of them are closed by the agent, and reports
+// "connected C closed K".
+std::string flood(const std::string& input) {
+  std::istringstream in(input);
+  std::string path;
+  int n = 0;
+  int refused = 0;
+  in >> path >> n >> refused;
+  std::vector<int> fds;
+  for (int i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+      return "connect " + std::to_string(i) + " failed: " + std::strerror(errno) + "\n";
+    }
+    fds.push_back(fd);
+  }
+  auto closed = [&] {
+    int k = 0;
+    for (int fd : fds) k += closedByAgent(fd) ? 1 : 0;
+    return k;
+  };
+  ftb::testing::waitFor([&] { return closed() >= refused; });
+  return "connected " + std::to_string(fds.size()) + " closed " + std::to_string(closed()) + "\n";
+}
+
+std::string streamPath(const AgentProcess& agent) { return agent.streamEndpoint().substr(7); }
+
+// Root's own client still connects, publishes and hears its event back.
+void rootIsServed(const std::string& endpoint) {
+  auto client = ftb::testing::connectOrFail(endpoint, "FTB.LIMITS.TEST", "root");
+  auto sub = client->subscribe({.filter = "event_space=FTB.LIMITS.TEST", .polling = true});
+  BOOST_REQUIRE(sub.ok());
+  BOOST_REQUIRE(client->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+  BOOST_REQUIRE(client->publish("NOTE", "served").ok());
+  auto got = client->poll(*sub, 10s);
+  BOOST_REQUIRE(got.ok() && got->has_value());
+  BOOST_TEST((**got).event.payload == "served");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_user_is_held_to_its_connection_limit) {
+  BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
+  NobodyChild nobody(flood);  // forked before any SDK thread starts
+  AgentProcess agent({"--max-connections-per-uid=20"});
+  BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
+  // The first 20 are held (they stay open: nothing times them out yet), the other 40 refused.
+  const std::string report = nobody.run(streamPath(agent) + " 60 40");
+  BOOST_TEST(report == "connected 60 closed 40\n", report);
+  rootIsServed(agent.streamEndpoint());  // root has no per-uid limit
+}
+
+BOOST_AUTO_TEST_CASE(out_of_descriptors_the_agent_refuses_the_excess_and_keeps_serving) {
+  BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
+  NobodyChild nobody(flood);
+  // An agent with 128 descriptors (soft and hard: it cannot raise them) and no
+  // per-uid limit: its stream socket takes at most 128 - 64 connections. The
+  // limit is inherited from this process, which keeps it (a hard limit, once
+  // lowered, stays so here): this case runs last, and needs few descriptors.
+  const rlimit low{128, 128};
+  BOOST_REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  auto agent = std::make_unique<AgentProcess>(std::vector<std::string>{"--max-connections-per-uid=0"});
+  BOOST_REQUIRE(chmod(agent->dir().c_str(), 0755) == 0);
+
+  const std::string report = nobody.run(streamPath(*agent) + " 300 236");
+  BOOST_TEST(report == "connected 300 closed 236\n", report);
+  // The ZeroMQ IPC socket still accepts and serves (it aborted on EMFILE before).
+  rootIsServed(agent->ipcEndpoint());
+  rootIsServed(agent->ipcEndpoint());
+}
