@@ -102,7 +102,7 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   if (!policy.ok()) return policy.status();
   agent->policy_ = std::move(policy).value();
   if (Status s = agent->startCurve(); !s.ok()) return s;
-  if (agent->config_.tree_authentication == "insecure-none") agent->admission_.admitAnyTreePeer();
+  if (treeWithoutAuthentication(agent->config_)) agent->admission_.admitAnyTreePeer();
   if (Status s = agent->bind(); !s.ok()) return s;
   if (Status s = agent->startTree(); !s.ok()) return s;
   return agent;

@@ -22,8 +22,10 @@ std::string localEndpoint(const AgentConfig& c) {
 }
 
 bool treeEnabled(const AgentConfig& c) {
-  return !c.curve_key_file.empty() || c.tree_authentication == "insecure-none";
+  return !c.curve_key_file.empty() || treeWithoutAuthentication(c);
 }
+
+bool treeWithoutAuthentication(const AgentConfig& c) { return c.tree_authentication == "insecure-none"; }
 
 std::string helpText(const Setting& s) {
   std::string help(s.help);

@@ -19,8 +19,9 @@ struct AgentConfig;
 // The local stream endpoint `c` asks for, "auto" resolved; "" when disabled.
 std::string localEndpoint(const AgentConfig& c);
 // Whether `c` lets this agent link with other agents: a cluster key, or
-// tree-authentication = insecure-none.
+// tree-authentication = insecure-none (treeWithoutAuthentication).
 bool treeEnabled(const AgentConfig& c);
+bool treeWithoutAuthentication(const AgentConfig& c);
 
 struct AgentConfig {
   std::string name;  // "" = this host's name

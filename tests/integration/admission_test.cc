@@ -77,6 +77,32 @@ ftb::proto::Envelope treeMessage(const std::function<void(ftb::proto::TreeMessag
   return e;
 }
 
+// A child agent's join request, asking for every event.
+ftb::proto::Envelope joinRequest() {
+  return treeMessage([](auto& m) {
+    m.mutable_join_request()->set_attempt(1);
+    m.mutable_join_request()->add_interest("*");
+  });
+}
+
+// A tree batch of one event `name` in `space` under another publisher's name,
+// its sender "verified" as root.
+ftb::proto::Envelope forgedRootEvent(const std::string& space, std::string_view name, ftb::proto::Severity severity,
+                                     const std::string& payload) {
+  RawIdentity forged{.event_space = space};
+  ftb::proto::Event event;
+  BOOST_REQUIRE(event.ParseFromString(ftb::testing::makeEventBytes(forged, name, severity, 1, payload)));
+  event.mutable_sender()->set_uid(0);
+  event.mutable_sender()->set_credentials_known(true);
+  return treeMessage([&](auto& m) {
+    auto* item = m.mutable_events()->add_events();
+    item->set_publisher("raw-host/4242/1/1");
+    item->set_seq(1);
+    item->set_event_space(space);
+    item->set_event(event.SerializeAsString());
+  });
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
@@ -150,25 +176,11 @@ BOOST_AUTO_TEST_CASE(tree_messages_from_a_local_socket_are_refused) {
   // A local user poses as a child agent, then hands in an event under another
   // publisher's name with a sender "verified" as root.
   RawPeer raw(agent.localEndpoint());
-  auto join = raw.call(treeMessage([](auto& m) {
-    m.mutable_join_request()->set_attempt(1);
-    m.mutable_join_request()->add_interest("*");
-  }));
+  auto join = raw.call(joinRequest());
   BOOST_TEST(errorText(join).find("PERMISSION_DENIED: Tree is accepted only from other agents, not from a "
                                   "local client (uid " + std::to_string(geteuid()) + ")") == 0,
              errorText(join));
-  RawIdentity forged{.event_space = "FTB.RAW.TEST"};
-  ftb::proto::Event event;
-  BOOST_REQUIRE(event.ParseFromString(ftb::testing::makeEventBytes(forged, "NOTE", ftb::proto::INFO, 1, "forged")));
-  event.mutable_sender()->set_uid(0);
-  event.mutable_sender()->set_credentials_known(true);
-  auto batch = raw.call(treeMessage([&](auto& m) {
-    auto* item = m.mutable_events()->add_events();
-    item->set_publisher("raw-host/4242/1/1");
-    item->set_seq(1);
-    item->set_event_space("FTB.RAW.TEST");
-    item->set_event(event.SerializeAsString());
-  }));
+  auto batch = raw.call(forgedRootEvent("FTB.RAW.TEST", "NOTE", ftb::proto::INFO, "forged"));
   BOOST_TEST(errorText(batch).find("PERMISSION_DENIED: Tree is accepted only from other agents") == 0,
              errorText(batch));
 
@@ -197,10 +209,7 @@ BOOST_AUTO_TEST_CASE(a_fake_agent_over_tcp_is_refused_without_a_cluster_key) {
   BOOST_REQUIRE(sub.ok());
 
   RawPeer fake(agent.tcpEndpoint());
-  auto join = fake.call(treeMessage([](auto& m) {
-    m.mutable_join_request()->set_attempt(1);
-    m.mutable_join_request()->add_interest("*");
-  }));
+  auto join = fake.call(joinRequest());
   BOOST_TEST(errorText(join).find("PERMISSION_DENIED: Tree is accepted only from other agents, not from a "
                                   "remote client") == 0,
              errorText(join));
@@ -208,18 +217,7 @@ BOOST_AUTO_TEST_CASE(a_fake_agent_over_tcp_is_refused_without_a_cluster_key) {
                  std::string::npos,
              errorText(join));
   // The injection: a KILL_JOB under another publisher's name, "verified" as root.
-  RawIdentity forged{.event_space = "FTB.JL.JOB1"};
-  ftb::proto::Event event;
-  BOOST_REQUIRE(event.ParseFromString(ftb::testing::makeEventBytes(forged, "KILL_JOB", ftb::proto::FATAL, 1, "x")));
-  event.mutable_sender()->set_uid(0);
-  event.mutable_sender()->set_credentials_known(true);
-  auto batch = fake.call(treeMessage([&](auto& m) {
-    auto* item = m.mutable_events()->add_events();
-    item->set_publisher("raw-host/4242/1/1");
-    item->set_seq(1);
-    item->set_event_space("FTB.JL.JOB1");
-    item->set_event(event.SerializeAsString());
-  }));
+  auto batch = fake.call(forgedRootEvent("FTB.JL.JOB1", "KILL_JOB", ftb::proto::FATAL, "x"));
   BOOST_TEST(errorText(batch).find("PERMISSION_DENIED: Tree is accepted only from other agents") == 0,
              errorText(batch));
   BOOST_TEST(ftb::testing::scrapeMetrics(agent.metricsAddress())

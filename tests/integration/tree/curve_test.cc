@@ -7,18 +7,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "client/client.h"
 #include "client/control_client.h"
 #include "client/curve_keys.h"
+#include "tests/integration/cli/child_process.h"
 #include "tests/integration/tree/tree_cluster.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/prometheus_text.h"
-#include "tests/support/spawn.h"
 #include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
@@ -47,18 +43,12 @@ double metric(const AgentProcess& agent, const std::string& name,
   return scrapeMetrics(agent.metricsAddress()).sum(name, labels);
 }
 
-// What `ftb-agent --check-config FLAGS...` prints, and its exit status.
-std::pair<int, std::string> checkConfig(const ftb::testing::TempDir& dir, std::vector<std::string> flags) {
-  const std::string log = dir.path() + "/check-config.log";
-  std::remove(log.c_str());  // spawn appends
+// What `ftb-agent --check-config FLAGS...` prints (stdout and stderr), and its exit status.
+std::pair<int, std::string> checkConfig(std::vector<std::string> flags) {
   std::vector<std::string> args = {ftb::testing::runfile("agent/ftb-agent"), "--check-config"};
   args.insert(args.end(), flags.begin(), flags.end());
-  const pid_t pid = ftb::testing::spawn(args, log);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  std::stringstream text;
-  text << std::ifstream(log).rdbuf();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+  const ftb::testing::ChildResult r = ftb::testing::runChild(args);
+  return {r.exit_code, r.out + r.err};
 }
 
 }  // namespace
@@ -73,12 +63,12 @@ BOOST_AUTO_TEST_CASE(agents_form_a_tree_only_once_they_hold_the_cluster_key) {
   auto a = std::make_unique<AgentProcess>(std::vector<std::string>{fresh, metrics, "--name=a"});
   const std::string seed = "--tree-seeds=" + a->tcpEndpoint();
 
-  const auto [code, said] = checkConfig(keys.dir, {fresh, seed});
+  const auto [code, said] = checkConfig({fresh, seed});
   BOOST_TEST(code == 0, said);
   BOOST_TEST(said.find("tree off: no cluster key (curve-key-file)") != std::string::npos, said);
   BOOST_TEST(said.find("(tree-seeds are not joined)") != std::string::npos, said);
   BOOST_TEST(said.find("ftbctl keygen --out /etc/ftb/cluster") != std::string::npos, said);
-  BOOST_TEST(checkConfig(keys.dir, {fresh, "--tcp-endpoint=none"}).second.find("tree off") == std::string::npos);
+  BOOST_TEST(checkConfig({fresh, "--tcp-endpoint=none"}).second.find("tree off") == std::string::npos);
 
   // b does not join: neither forms a tree (their state says so once started,
   // whatever the timing), and a admits no agent (admission_test).
@@ -99,7 +89,7 @@ BOOST_AUTO_TEST_CASE(agents_form_a_tree_only_once_they_hold_the_cluster_key) {
       std::vector<std::string>{fresh, metrics, "--name=b", key, "--tree-seeds=" + a->tcpEndpoint()});
   BOOST_TEST(waitFor([&] { return metric(*b, "ftb_agent_tree_attached") == 1; }),
              "b did not join a's tree once both held the cluster key");
-  BOOST_TEST(checkConfig(keys.dir, {fresh, key, seed}).second.find("tree off") == std::string::npos);
+  BOOST_TEST(checkConfig({fresh, key, seed}).second.find("tree off") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(only_agents_with_the_trusted_key_form_a_tree) {
