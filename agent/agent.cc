@@ -12,8 +12,10 @@
 #include "client/codec.h"
 #include "client/event.h"
 #include "client/event_codec.h"
+#include "client/event_limits.h"
 #include "client/names.h"
 #include "agent/last_will.h"
+#include "agent/origin_check.h"
 
 namespace ftb::agent {
 namespace {
@@ -379,14 +381,23 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
     return replyError(routing_id, proto::Error::INVALID_ARGUMENT, space.status().message(),
                       envelope.request_id());
   }
-  if (hello.client_name().empty()) {
-    return replyError(routing_id, proto::Error::INVALID_ARGUMENT, "client_name is empty",
-                      envelope.request_id());
+  for (const Status& s : {checkClientName(hello.client_name()), checkJobId(hello.job_id())}) {
+    if (!s.ok()) return replyError(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
   }
   EventId id{.host = hello.origin().host(),
              .pid = hello.origin().pid(),
              .process_start_ns = hello.origin().process_start_ns(),
              .client_instance = hello.client_instance()};
+  // A local client's origin is its own process (or one it speaks for): no one
+  // publishes as another's process or claims it before it connects.
+  if (Status s = checkOrigin(hello, sender, readLocalProcess); !s.ok()) {
+    metrics_.refused(AgentMetrics::Refusal::kHelloOrigin);
+    log_.warn("hello-origin", "refused a Hello as '{}' from {}: {}", cutForMessage(hello.client_name()),
+              peer ? "uid " + std::to_string(peer->uid) + " pid " + std::to_string(peer->pid)
+                   : std::string("a remote peer"),
+              s.message());
+    return replyError(routing_id, wire::codeToWire(s.code()), s.message(), envelope.request_id());
+  }
   const std::string publisher_key = id.publisherKey();
   // Only the identity that opened a session under this origin may resume it:
   // anyone else would take over its publisher key and accepted sequence.
@@ -415,6 +426,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->origin = hello.origin();
   session->client_instance = hello.client_instance();
   session->publisher_key = publisher_key;
+  session->tree_key = sequenceKey(publisher_key, peer.has_value(), config_.name);
   session->peer = peer;
   session->principal = admission_.principalOf(sender);
   applyPolicy(*session);

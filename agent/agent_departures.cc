@@ -106,7 +106,7 @@ bool Agent::publishLastWill(ClientSession& session) {
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
   router_.publish(routed);
-  sendToTree(routed, key);
+  sendToTree(routed, sequenceKey(key, session.peer.has_value(), config_.name));
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include "agent/agent.h"
 #include "client/codec.h"
 #include "client/event_codec.h"
+#include "client/event_limits.h"
 #include "client/names.h"
 
 namespace ftb::agent {
@@ -76,6 +77,16 @@ void Agent::onPublish(ClientSession& session, std::span<const std::string_view> 
 Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
                           const std::shared_ptr<RoutedEvent>& routed) {
   proto::Event& event = routed->event;
+  // One bound on the whole event first: the payload's limit plus what its
+  // names, tags and id may hold (client/event_limits.h).
+  if (bytes.size() > config_.max_payload_bytes + kMaxEventExtraBytes) {
+    return resourceExhausted("event of " + std::to_string(bytes.size()) +
+                             " bytes exceeds this agent's limit of " +
+                             std::to_string(config_.max_payload_bytes + kMaxEventExtraBytes) +
+                             " bytes (max-payload-bytes " + std::to_string(config_.max_payload_bytes) +
+                             " plus " + std::to_string(kMaxEventExtraBytes) +
+                             " for names, tags and id)");
+  }
   if (event.id().seq() == 0 || !fromPublisher(session, event.id())) {
     return invalidArgument("event id must carry this client's origin and a sequence number > 0");
   }
@@ -118,6 +129,13 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
                              " bytes exceeds this agent's limit of " +
                              std::to_string(config_.max_payload_bytes) + " bytes");
   }
+  for (const Status& s : {checkClientName(event.client_name()), checkJobId(event.job_id())}) {
+    if (!s.ok()) return s;
+  }
+  TagCheck tag_check;
+  for (const auto& [key, value] : event.tags()) {
+    if (Status s = tag_check.add(key, value); !s.ok()) return s;
+  }
   if (event.has_sender()) {
     return invalidArgument("an event must not carry `sender`: the accepting agent sets it");
   }
@@ -152,7 +170,7 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   ++session.events_published;
   router_.publish(routed);
-  sendToTree(routed, session.publisher_key);
+  sendToTree(routed, session.tree_key);
   return {};
 }
 

@@ -35,6 +35,7 @@ struct ClientSession {
   proto::Origin origin;
   uint32_t client_instance = 0;
   std::string publisher_key;  // EventId::publisherKey() of this client's events
+  std::string tree_key;       // what the tree counts their sequence under (client/event.h sequenceKey)
   std::optional<PeerCredentials> peer;
   // The `sender` the agent stamps on this client's events, encoded as a
   // serialized Event holding only it (appended to each event's bytes).

@@ -41,14 +41,11 @@ Command addTreeCommand(CLI::App& app, const GlobalOptions& globals) {
             if (*dot && globals.json) {
               return fail("tree", kExitUsage, "--dot and --json exclude each other");
             }
-            // The control API notices a dead endpoint at once; a bare query would wait it out.
+            // The first agent through the control API, on any endpoint kind
+            // (unix:// too); the others at their tree (tcp://) addresses.
             Result<ControlClient> control = connectControl(globals);
             if (!control.ok()) return fail("tree", control.status());
-            if (auto status = control->status(globals.timeout()); !status.ok()) {
-              return fail("tree", status.status());
-            }
-            Result<proto::TreeInfo> first =
-                queryTreeInfo({globals.agent}, globals.timeout(), globals.curve)[0];
+            Result<proto::TreeInfo> first = control->tree(globals.timeout());
             if (!first.ok()) return fail("tree", first.status());
 
             // The agents' TCP endpoints use Curve when the first one's does.

@@ -8,6 +8,7 @@
 
 #include "client/codec.h"
 #include "client/event_codec.h"
+#include "client/event_limits.h"
 #include "client/event_writer.h"
 #include "client/filter.h"
 #include "client/names.h"
@@ -49,7 +50,8 @@ ClientImpl::~ClientImpl() { (void)disconnect(milliseconds(0)); }
 Status ClientImpl::start() {
   Result<std::string> space = normalizeEventSpace(options_.event_space);
   if (!space.ok()) return space.status();
-  if (options_.client_name.empty()) return invalidArgument("client_name is empty");
+  if (Status s = checkClientName(options_.client_name); !s.ok()) return s;
+  if (Status s = checkJobId(options_.job_id); !s.ok()) return s;
   if (!options_.curve_server_key.empty() &&
       (options_.curve_server_key.size() != 40 || options_.curve_public_key.size() != 40 ||
        options_.curve_secret_key.size() != 40)) {
@@ -149,6 +151,10 @@ Result<EventId> ClientImpl::publishEvent(std::string_view event_name, std::strin
   if (stopping_.load()) return failedPrecondition("this client is disconnected");
   Result<std::string> name = normalizeEventName(event_name);
   if (!name.ok()) return name.status();
+  TagCheck tag_check;
+  for (const auto& [key, value] : tags) {
+    if (Status s = tag_check.add(key, value); !s.ok()) return s;
+  }
   OutgoingEvent event{.event_space = event_space_,
                       .event_name = *name,
                       .client_name = options_.client_name,

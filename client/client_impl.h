@@ -95,7 +95,8 @@ class ClientImpl final : public Client {
   void onDeliver(DeliverContent& deliver);
   // Callbacks are queued in callback_batch_ until flushCallbacks() (end of the frame).
   void deliverTo(SubscriptionId id, Event event, const std::string& publisher);
-  const std::string& publisherKeyOf(const EventId& id);  // memoized: key_of_, key_
+  // sequenceKey() of the event's publisher, memoized: key_of_, key_sender_, key_.
+  const std::string& sequenceKeyOf(const Event& event);
   void reportMissed(SubscriptionId id, uint64_t count);  // mu_ held
   void sendPending();
   // Sends what the buffer holds from send_cursor_ on; false when the link is
@@ -146,11 +147,12 @@ class ClientImpl final : public Client {
   PublishBuffer buffer_;
   uint64_t send_cursor_ = 1;  // next sequence to send (link_mu_)
   bool hello_wanted_ = false;  // I/O thread: a (re)connection awaits our Hello
-  // I/O thread: the frame's callbacks (flushCallbacks), and the last publisher key built.
+  // I/O thread: the frame's callbacks (flushCallbacks), and the last sequence key built.
   std::vector<std::pair<SubscriptionId, Notification>> callback_batch_;
   EventId key_of_;
+  VerifiedSender key_sender_;
   DeliverContent deliver_content_;  // I/O thread: reused for every Deliver frame
-  std::string key_ = EventId{}.publisherKey();
+  std::string key_ = sequenceKey(EventId{}.publisherKey(), false, "");
 
   mutable std::mutex mu_;  // guards everything below
   std::condition_variable hello_cv_;

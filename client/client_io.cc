@@ -293,7 +293,7 @@ void ClientImpl::onDeliver(DeliverContent& deliver) {
   }
   for (auto& delivery : deliver.deliveries) {
     Event& event = delivery.event;
-    const std::string& publisher = publisherKeyOf(event.id);
+    const std::string& publisher = sequenceKeyOf(event);
     const std::size_t ids = delivery.subscription_ids.size();
     for (std::size_t i = 0; i < ids; ++i) {
       const SubscriptionId id = delivery.subscription_ids[i];
@@ -316,13 +316,17 @@ void ClientImpl::onDeliver(DeliverContent& deliver) {
   flushCallbacks();
 }
 
-const std::string& ClientImpl::publisherKeyOf(const EventId& id) {
+const std::string& ClientImpl::sequenceKeyOf(const Event& event) {
   // Consecutive events mostly come from one publisher: its key is built once.
+  const EventId& id = event.id;
   if (id.host != key_of_.host || id.pid != key_of_.pid ||
       id.process_start_ns != key_of_.process_start_ns ||
-      id.client_instance != key_of_.client_instance) {
+      id.client_instance != key_of_.client_instance ||
+      event.sender.credentials_known != key_sender_.credentials_known ||
+      (!event.sender.credentials_known && event.sender.agent != key_sender_.agent)) {
     key_of_ = id;
-    key_ = id.publisherKey();
+    key_sender_ = event.sender;
+    key_ = sequenceKey(id.publisherKey(), event.sender.credentials_known, event.sender.agent);
   }
   return key_;
 }

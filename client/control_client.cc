@@ -275,6 +275,18 @@ Result<proto::ClientsReply> ControlClient::clients(milliseconds timeout) {
   return std::move(*answer->mutable_clients_reply());
 }
 
+Result<proto::TreeInfo> ControlClient::tree(milliseconds timeout) {
+  proto::Envelope request;
+  request.mutable_tree_query();
+  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  if (!answer.ok()) return answer.status();
+  if (!answer->has_tree_info()) {
+    return internalError("the ftb-agent at " + impl_->endpoint +
+                         " answered a tree query with something else");
+  }
+  return std::move(*answer->mutable_tree_info());
+}
+
 Result<proto::HistoryReply> ControlClient::history(std::string_view filter, uint32_t last_n,
                                                    milliseconds timeout) {
   return history(filter, last_n, HistoryBounds{}, timeout);

@@ -64,6 +64,8 @@ class ControlClient {
 
   Result<proto::StatusReply> status(std::chrono::milliseconds timeout);
   Result<proto::ClientsReply> clients(std::chrono::milliseconds timeout);
+  // This agent's place in the tree (state "off" without a cluster key).
+  Result<proto::TreeInfo> tree(std::chrono::milliseconds timeout);
   // The newest `last_n` retained events matching `filter` (docs/FILTERS.md),
   // oldest first; last_n == 0 asks for every retained match.
   Result<proto::HistoryReply> history(std::string_view filter, uint32_t last_n,

@@ -58,6 +58,14 @@ std::string EventId::publisherKey() const {
          std::to_string(client_instance);
 }
 
+std::string sequenceKey(std::string publisher_key, bool credentials_known, std::string_view agent) {
+  if (credentials_known) return publisher_key;
+  // Host names never contain '@', nor '/' (parse() splits on it).
+  publisher_key += '@';
+  publisher_key += agent;
+  return publisher_key;
+}
+
 // Host names never contain '/', so the text splits into exactly five fields.
 Result<EventId> EventId::parse(std::string_view text) {
   std::vector<std::string_view> fields;

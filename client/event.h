@@ -48,6 +48,14 @@ struct VerifiedSender {
   bool operator==(const VerifiedSender&) const = default;
 };
 
+// The key an event's sequence numbers count under, where duplicates are
+// dropped (between agents, and in a subscriber): the publisher key when the
+// accepting agent verified the sender's process (credentials_known), else that
+// key scoped by the accepting agent, since a remote client's origin is only
+// claimed: a claim of another's origin never makes its real events look like
+// duplicates (docs/SECURITY.md, "Origins").
+std::string sequenceKey(std::string publisher_key, bool credentials_known, std::string_view agent);
+
 using Tags = std::map<std::string, std::string>;
 
 struct Event {

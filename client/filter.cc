@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "client/event.h"
+#include "client/event_limits.h"
 #include "client/names.h"
 
 namespace ftb {
@@ -192,8 +193,22 @@ namespace {
 
 // Builds an event_space alternative; rejects characters outside [A-Za-z0-9_*-] and
 // empty segments.
+// The longest value a field can hold (client/names.h, client/event_limits.h):
+// a longer pattern could never match, and is a mistake worth naming.
+std::size_t longestValue(Field field) {
+  switch (field) {
+    case Field::kEventSpace: return kMaxEventSpaceLength;
+    case Field::kEventName: return kMaxEventNameLength;
+    case Field::kClientName: return kMaxClientNameLength;
+    case Field::kJobId: return kMaxJobIdLength;
+    case Field::kHostName: return 255;  // HOST_NAME_MAX on Linux is 64; origins allow more
+    case Field::kSeverity: return 16;
+  }
+  return 255;
+}
+
 Result<Alternative> compileSpace(std::string_view value) {
-  const std::string what = "event_space pattern '" + std::string(value) + "'";
+  const std::string what = "event_space pattern '" + cutForMessage(value) + "'";
   Alternative alt;
   std::size_t start = 0;
   for (int n = 1;; ++n) {
@@ -207,7 +222,7 @@ Result<Alternative> compileSpace(std::string_view value) {
       bool ok =
           (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '*';
       if (!ok) {
-        return invalidArgument(where + " '" + raw + "' has invalid character '" +
+        return invalidArgument(where + " '" + cutForMessage(raw) + "' has invalid character '" +
                                std::string(1, c) + "'; use letters, digits, '_', '-' and '*'");
       }
     }
@@ -215,7 +230,7 @@ Result<Alternative> compileSpace(std::string_view value) {
     if (seg == "**") {
       s.kind = Segment::Kind::kAnyDepth;
     } else if (seg.find("**") != std::string::npos) {
-      return invalidArgument(where + " '" + raw + "': '**' must be a whole segment");
+      return invalidArgument(where + " '" + cutForMessage(raw) + "': '**' must be a whole segment");
     } else if (seg == "*" || seg == "ALL") {
       s.kind = last ? Segment::Kind::kRest : Segment::Kind::kAnyOne;
     } else {
@@ -236,7 +251,7 @@ Result<Alternative> compileName(std::string_view value) {
     bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '-' || c == '.' || c == '*';
     if (!ok) {
-      return invalidArgument("event_name pattern '" + std::string(value) +
+      return invalidArgument("event_name pattern '" + cutForMessage(value) +
                              "' has invalid character '" + std::string(1, c) +
                              "'; use letters, digits, '_', '.', '-' and '*'");
     }
@@ -275,7 +290,7 @@ struct Builder {
 
 // Parses one "key op value[|value...]" element into its key's builder.
 Status parseElement(std::string_view element, std::array<Builder, kKeys.size()>& builders) {
-  const std::string quoted = "'" + std::string(element) + "'";
+  const std::string quoted = "'" + cutForMessage(element) + "'";
   std::size_t pos = element.find_first_of("=!<>");
   if (pos == std::string_view::npos) {
     return invalidArgument("missing '=' in " + quoted + "; expected key=value");
@@ -289,7 +304,7 @@ Status parseElement(std::string_view element, std::array<Builder, kKeys.size()>&
     if (k.name == lower) key = &k;
   }
   if (key == nullptr) {
-    return invalidArgument("unknown key '" + std::string(key_text) + "' in " + quoted +
+    return invalidArgument("unknown key '" + cutForMessage(key_text) + "' in " + quoted +
                            "; valid keys: " + std::string(kValidKeys));
   }
   Op op;
@@ -329,7 +344,7 @@ Status parseElement(std::string_view element, std::array<Builder, kKeys.size()>&
       }
       if (op != Op::kEq) {
         return invalidArgument("key '" + key_name + "': '" + std::string(opName(op)) +
-                               "' needs a severity name, not '" + std::string(v) + "'");
+                               "' needs a severity name, not '" + cutForMessage(v) + "'");
       }
       b.positive_all = true;
     } else if (key->field == Field::kSeverity) {
@@ -337,6 +352,11 @@ Status parseElement(std::string_view element, std::array<Builder, kKeys.size()>&
       if (!severity) return invalidArgument("key 'severity': " + severity.status().message());
       (op == Op::kNe ? b.exclude_mask : b.include_mask) |= severityMask(op, *severity);
     } else {
+      if (v.size() > longestValue(key->field)) {
+        return invalidArgument("key '" + key_name + "': pattern '" + cutForMessage(v) + "' is " +
+                               std::to_string(v.size()) + " characters; a " + key_name +
+                               " is at most " + std::to_string(longestValue(key->field)));
+      }
       Alternative alt;
       if (key->field == Field::kEventSpace) {
         auto r = compileSpace(v);
@@ -349,7 +369,7 @@ Status parseElement(std::string_view element, std::array<Builder, kKeys.size()>&
       } else {
         for (char c : v) {
           if (isSpace(c)) {
-            return invalidArgument("value '" + std::string(v) + "' for key '" + key_name +
+            return invalidArgument("value '" + cutForMessage(v) + "' for key '" + key_name +
                                    "' contains whitespace");
           }
         }

@@ -35,7 +35,7 @@ std::string toUpper(std::string_view text) {
 
 Result<std::string> normalizeEventSpace(std::string_view event_space) {
   // Messages are built only on failure: this runs for every published event.
-  auto what = [&] { return "event space '" + std::string(event_space) + "'"; };
+  auto what = [&] { return "event space '" + cutForMessage(event_space) + "'"; };
   if (event_space.empty()) return invalidArgument("event space is empty");
   if (event_space.size() > kMaxEventSpaceLength) {
     return invalidArgument(what() + tooLong(event_space.size(), kMaxEventSpaceLength));
@@ -52,7 +52,7 @@ Result<std::string> normalizeEventSpace(std::string_view event_space) {
     auto where = [&] { return what() + ": segment " + std::to_string(n); };
     if (seg.empty()) return invalidArgument(where() + " is empty");
     if (seg.size() > kMaxSegmentLength) {
-      return invalidArgument(where() + " '" + std::string(seg) + "'" +
+      return invalidArgument(where() + " '" + cutForMessage(seg) + "'" +
                              tooLong(seg.size(), kMaxSegmentLength));
     }
     for (char c : seg) {
@@ -69,7 +69,7 @@ Result<std::string> normalizeEventSpace(std::string_view event_space) {
 
 Result<std::string> normalizeEventName(std::string_view event_name) {
   if (event_name.empty()) return invalidArgument("event name is empty");
-  auto what = [&] { return "event name '" + std::string(event_name) + "'"; };
+  auto what = [&] { return "event name '" + cutForMessage(event_name) + "'"; };
   if (event_name.size() > kMaxEventNameLength) {
     return invalidArgument(what() + tooLong(event_name.size(), kMaxEventNameLength));
   }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,20 +15,42 @@
 namespace ftb {
 namespace {
 
-// Process start: field 22 of /proc/self/stat (clock ticks after boot) plus the
-// boot time from /proc/stat. Falls back to "now" where /proc is missing.
-uint64_t processStartNs() {
-  std::ifstream stat("/proc/self/stat");
+uint64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::real().systemNow().time_since_epoch())
+      .count();
+}
+
+proto::Origin makeOrigin() {
+  proto::Origin origin;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  origin.set_host(host);
+  origin.set_pid(static_cast<uint32_t>(getpid()));
+  origin.set_process_start_ns(processStartNs("/proc/self").value_or(nowNs()));
+  return origin;
+}
+
+// Bumped in the child of every fork(): a child is a different process. (Asking
+// getpid() on every publish instead was a system call per event.)
+std::atomic<uint64_t> fork_generation{1};
+
+}  // namespace
+
+// Field 22 of <proc_dir>/stat (clock ticks after boot) plus the boot time from
+// /proc/stat. The comm field (2) may hold spaces and parentheses: the fields
+// after it start after the last ')'.
+std::optional<uint64_t> processStartNs(const std::string& proc_dir) {
+  std::ifstream stat(proc_dir + "/stat");
   std::string line;
   std::getline(stat, line);
   const auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 > line.size()) return std::nullopt;
   uint64_t start_ticks = 0;
-  if (close != std::string::npos) {
-    std::istringstream fields(line.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i) {
-      if (i == 22) start_ticks = std::stoull(field);
-    }
+  std::istringstream fields(line.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) start_ticks = std::strtoull(field.c_str(), nullptr, 10);
   }
   std::ifstream boot("/proc/stat");
   uint64_t btime = 0;
@@ -37,30 +60,10 @@ uint64_t processStartNs() {
       break;
     }
   }
-  if (btime == 0 || start_ticks == 0) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               Clock::real().systemNow().time_since_epoch())
-        .count();
-  }
+  if (btime == 0 || start_ticks == 0) return std::nullopt;
   const uint64_t hz = static_cast<uint64_t>(sysconf(_SC_CLK_TCK));
   return btime * 1'000'000'000ULL + start_ticks * (1'000'000'000ULL / hz);
 }
-
-proto::Origin makeOrigin() {
-  proto::Origin origin;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  origin.set_host(host);
-  origin.set_pid(static_cast<uint32_t>(getpid()));
-  origin.set_process_start_ns(processStartNs());
-  return origin;
-}
-
-// Bumped in the child of every fork(): a child is a different process. (Asking
-// getpid() on every publish instead was a system call per event.)
-std::atomic<uint64_t> fork_generation{1};
-
-}  // namespace
 
 const proto::Origin& localOrigin() {
   static const int registered = pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });

@@ -24,4 +24,9 @@ std::string Status::toString() const {
   return std::string(codeName(code_)) + ": " + message_;
 }
 
+std::string cutForMessage(std::string_view value, std::size_t keep) {
+  if (value.size() <= keep) return std::string(value);
+  return std::string(value.substr(0, keep)) + "... (" + std::to_string(value.size()) + " bytes)";
+}
+
 }  // namespace ftb

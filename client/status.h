@@ -56,6 +56,11 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
+// `value` as an error message may quote it: whole up to `keep` bytes, else its
+// first `keep` bytes, "..." and its size, so that a 10,000-character name
+// does not fill a log line or a reply.
+std::string cutForMessage(std::string_view value, std::size_t keep = 64);
+
 inline Status invalidArgument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
 inline Status notFound(std::string m) { return {Code::kNotFound, std::move(m)}; }
 inline Status failedPrecondition(std::string m) { return {Code::kFailedPrecondition, std::move(m)}; }

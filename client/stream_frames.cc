@@ -10,7 +10,11 @@
 namespace ftb::wire {
 namespace {
 
-constexpr std::size_t kReadChunk = 256 * 1024;
+// The buffer grows as bytes really arrive, never from a length prefix alone:
+// an idle connection holds kFirstRoom, and a frame that announces 16 MiB costs
+// what was sent of it (at most twice that).
+constexpr std::size_t kFirstRoom = 4 * 1024;   // also the least room a read asks for
+constexpr std::size_t kMaxGrowth = 1 << 20;    // growth by doubling, at most this much at once
 
 uint32_t loadLength(const char* p) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
@@ -27,15 +31,15 @@ StreamFrameReader::Read StreamFrameReader::readFrom(int fd) {
   if (announced_ > 0) return Read::kTooLarge;  // the stream lost its framing for good
   // Drop what was handed out (frames still unread stay), only when the room
   // at the end is short: a reader that reads ahead does not move its bytes each time.
-  if (start_ > 0 && (start_ == end_ || capacity_ - end_ < kReadChunk)) {
+  if (start_ > 0 && (start_ == end_ || capacity_ - end_ < kFirstRoom)) {
     std::memmove(data_.get(), data_.get() + start_, end_ - start_);
     end_ -= start_;
     checked_ -= start_;
     start_ = 0;
   }
-  // Room for the partial frame's rest, and at least one chunk.
-  const std::size_t want = std::max(end_ + kReadChunk, checked_);
-  if (want > capacity_) {
+  if (capacity_ - end_ < kFirstRoom) {
+    const std::size_t want =
+        std::max(end_ + kFirstRoom, capacity_ + std::clamp(capacity_, kFirstRoom, kMaxGrowth));
     auto bigger = std::make_unique<char[]>(want);
     if (end_ > 0) std::memcpy(bigger.get(), data_.get(), end_);
     data_ = std::move(bigger);

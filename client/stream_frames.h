@@ -37,7 +37,8 @@ class StreamFrameReader {
 
   explicit StreamFrameReader(std::size_t max_frame_bytes) : max_frame_(max_frame_bytes) {}
 
-  // One non-blocking read of what the kernel holds (up to 256 KiB). Frames
+  // One non-blocking read of what the kernel holds (as much as the buffer has
+  // room for; the buffer grows with what arrives, from 4 KiB). Frames
   // returned by next() before this call become invalid; frames not yet
   // returned stay.
   Read readFrom(int fd);
@@ -46,6 +47,8 @@ class StreamFrameReader {
   std::optional<std::string_view> next();
   bool hasFrame() const;
   int errnoValue() const { return errno_; }
+  // The bytes the reader holds for this connection (what it costs).
+  std::size_t capacity() const { return capacity_; }
   // Length announced by the frame that was too large (after kTooLarge).
   uint64_t announced() const { return announced_; }
 

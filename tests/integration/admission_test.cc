@@ -1,6 +1,7 @@
 // The agent's admission table with a real agent (agent/admission.h):
-// - a Hello claiming a live client's origin from another uid is refused with a
-//   precise error, and the real client's session and event ids are untouched;
+// - a Hello claiming another uid's process as its origin (live, not yet
+//   connected, or with the last-will bit) is refused with a precise error, and
+//   the real client's session and event ids are untouched;
 // - tree messages are accepted from other agents only: never from the IPC
 //   socket, nor (Curve on) from a remote client holding its own authorized key,
 //   nor over TCP at all from an agent without a cluster key (a fresh install).
@@ -46,24 +47,37 @@ std::string errorText(const std::optional<ftb::proto::Envelope>& e) {
   return "unexpected answer " + e->DebugString();
 }
 
-// In the child (uid nobody): say Hello under the victim's origin, then try to
-// publish 100 events under its event ids. Input: endpoint, host, pid, start,
-// instance, one per line.
+// In the child (uid nobody): for each instance given, say Hello under the
+// victim process's origin with that instance, then try to publish 100 events
+// under those event ids. Input: endpoint, host, pid, start, then instances.
 std::string impersonate(const std::string& input) {
   std::istringstream in(input);
   std::string endpoint;
   RawIdentity who{.client_name = "impostor", .event_space = kVictimSpace};
-  in >> endpoint >> who.host >> who.pid >> who.process_start_ns >> who.client_instance;
-  RawPeer peer(endpoint);
-  std::string report = "hello: " + errorText(peer.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}})));
-  ftb::proto::Envelope publish;
-  for (uint64_t seq = 1; seq <= 100; ++seq) {
-    publish.mutable_publish()->add_events(
-        ftb::testing::makeEventBytes(who, "NOTE", ftb::proto::INFO, 1000 + seq, "forged"));
+  in >> endpoint >> who.host >> who.pid >> who.process_start_ns;
+  std::string report;
+  while (in >> who.client_instance) {
+    RawPeer peer(endpoint);
+    const std::string claim = "instance " + std::to_string(who.client_instance);
+    report += claim + " hello: " +
+              errorText(peer.call(ftb::testing::makeHello(who, {{"NOTE", ftb::proto::INFO}}))) + "\n";
+    ftb::proto::Envelope publish;
+    for (uint64_t seq = 1; seq <= 100; ++seq) {
+      publish.mutable_publish()->add_events(
+          ftb::testing::makeEventBytes(who, "NOTE", ftb::proto::INFO, 1000 + seq, "forged"));
+    }
+    peer.send(publish);
+    report += claim + " publish: " +
+              errorText(peer.recvMatching([](const auto& e) { return e.has_error(); }, 5s)) + "\n";
   }
-  peer.send(publish);
-  report += "\npublish: " + errorText(peer.recvMatching([](const auto& e) { return e.has_error(); }, 5s));
-  return report + "\n";
+  return report;
+}
+
+// How many times `text` occurs in `report`.
+std::size_t occurrences(const std::string& report, const std::string& text) {
+  std::size_t n = 0;
+  for (auto at = report.find(text); at != std::string::npos; at = report.find(text, at + 1)) ++n;
+  return n;
 }
 
 ftb::proto::Envelope treeMessage(const std::function<void(ftb::proto::TreeMessage&)>& fill,
@@ -105,7 +119,10 @@ ftb::proto::Envelope forgedRootEvent(const std::string& space, std::string_view 
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
+// The claims (a), (b) and (d): a live client's origin with its own
+// instance, the next instance (a client the process has not opened yet), and
+// the instance with the last-will bit.
+BOOST_AUTO_TEST_CASE(another_user_may_not_say_hello_as_a_root_process) {
   BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
   NobodyChild impostor(impersonate);  // forked before any SDK thread starts
   AgentProcess agent({"--metrics-listen=127.0.0.1:0"});
@@ -122,13 +139,25 @@ BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
   BOOST_REQUIRE(victim->flush(5s).ok());
 
   // Everything the impostor needs is public (ftbctl clients shows the origin).
-  const std::string report = impostor.run(endpoint + "\n" + first->host + "\n" + std::to_string(first->pid) +
-                                          "\n" + std::to_string(first->process_start_ns) + "\n" +
-                                          std::to_string(first->client_instance) + "\n");
-  BOOST_TEST_MESSAGE("impostor: " << report);
-  BOOST_TEST(report.find("hello: PERMISSION_DENIED: Hello refused: this origin") != std::string::npos, report);
-  BOOST_TEST(report.find("a local client (uid 65534) is not its owner") != std::string::npos, report);
-  BOOST_TEST(report.find("publish: UNAUTHENTICATED") != std::string::npos, report);
+  const uint32_t live = first->client_instance;
+  const uint32_t next = live + 1;  // the SDK numbers a process's clients in order
+  const uint32_t will = live | 0x80000000u;
+  const std::string report = impostor.run(
+      endpoint + "\n" + first->host + "\n" + std::to_string(first->pid) + "\n" +
+      std::to_string(first->process_start_ns) + "\n" + std::to_string(live) + "\n" +
+      std::to_string(next) + "\n" + std::to_string(will) + "\n");
+  BOOST_TEST_MESSAGE("impostor:\n" << report);
+  const std::string not_its_own = "hello: PERMISSION_DENIED: Hello refused: origin pid " +
+                                  std::to_string(first->pid) + " started at " +
+                                  std::to_string(first->process_start_ns) +
+                                  " ns is neither the connecting process";
+  BOOST_TEST(report.find("instance " + std::to_string(live) + " " + not_its_own) != std::string::npos, report);
+  BOOST_TEST(report.find("instance " + std::to_string(next) + " " + not_its_own) != std::string::npos, report);
+  BOOST_TEST(report.find("instance " + std::to_string(will) +
+                         " hello: INVALID_ARGUMENT: client_instance " + std::to_string(will) +
+                         " has bit 31 set") != std::string::npos,
+             report);
+  BOOST_TEST(occurrences(report, "publish: UNAUTHENTICATED") == 3u, report);
 
   // The real client's session is untouched: it publishes on, with no error.
   auto second = victim->publish("NOTE", "real 2");
@@ -136,22 +165,31 @@ BOOST_AUTO_TEST_CASE(a_hello_claiming_another_users_live_origin_is_refused) {
   BOOST_REQUIRE(victim->flush(5s).ok());
   BOOST_TEST(victim->stats().agent_errors == 0u, victim->stats().last_agent_error);
   BOOST_TEST(victim->stats().reconnects == 0u);
+  // The process's next client opens under the instance the impostor claimed.
+  auto late = connectOrFail(endpoint, kVictimSpace, "late");
+  BOOST_REQUIRE(late->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+  auto late_event = late->publish("NOTE", "late");
+  BOOST_REQUIRE(late_event.ok());
+  BOOST_REQUIRE(late->flush(5s).ok());
+  BOOST_TEST(late_event->client_instance == next);
+  BOOST_TEST(late->stats().agent_errors == 0u, late->stats().last_agent_error);
+
   const auto clients = ftb::testing::queryClients(endpoint);
   const auto* info = ftb::testing::findClient(clients, "victim");
   BOOST_REQUIRE(info != nullptr);
   BOOST_TEST(info->events_published() == 2u);
   BOOST_TEST(ftb::testing::findClient(clients, "impostor") == nullptr);
 
-  // The watcher sees the victim's two events and nothing forged in between.
+  // The watcher sees the real events and nothing forged in between.
   std::vector<std::string> payloads;
-  while (payloads.empty() || payloads.back() != "real 2") {
+  while (payloads.empty() || payloads.back() != "late") {
     auto got = watcher->poll(*sub, 5s);
     BOOST_REQUIRE(got.ok() && got->has_value());
     payloads.push_back((**got).event.payload);
   }
-  BOOST_TEST(payloads == (std::vector<std::string>{"real 1", "real 2"}), payloads.size() << " events");
+  BOOST_TEST(payloads == (std::vector<std::string>{"real 1", "real 2", "late"}), payloads.size() << " events");
   const auto m = ftb::testing::scrapeMetrics(agent.metricsAddress());
-  BOOST_TEST(m.sum("ftb_agent_refusals_total", {{"reason", "hello_origin"}}) == 1);
+  BOOST_TEST(m.sum("ftb_agent_refusals_total", {{"reason", "hello_origin"}}) == 3);
 }
 
 BOOST_AUTO_TEST_CASE(the_same_uid_may_resume_its_origin) {

@@ -254,9 +254,7 @@ BOOST_AUTO_TEST_CASE(a_client_that_reconnects_itself_does_not_trigger_its_will) 
   AgentProcess agent(kAgentFlags);
   WillChild marker(agent.localEndpoint(), "marker");
   Subscriber sub(agent.localEndpoint());
-  ftb::testing::RawIdentity who{.client_name = "reconnecter", .event_space = "FTB.WILL.RANKS",
-                                .host = "raw-host", .pid = 777, .process_start_ns = 5,
-                                .client_instance = 1};
+  ftb::testing::RawIdentity who{.client_name = "reconnecter", .event_space = "FTB.WILL.RANKS"};
   auto hello = [&] {
     ftb::proto::Envelope h = ftb::testing::makeHello(who, {{"RANK_GONE", ftb::proto::FATAL}});
     auto* will = h.mutable_hello()->mutable_last_will();

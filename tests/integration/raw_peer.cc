@@ -2,6 +2,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
+
 #include "client/codec.h"
 #include "client/unix_endpoint.h"
 
@@ -199,6 +201,12 @@ const proto::ClientInfo* findClient(const proto::ClientsReply& clients, const st
     if (c.client_name() == name) return &c;
   }
   return nullptr;
+}
+
+uint32_t nextRawInstance() {
+  // Far above the SDK's instances (numbered from 1), below the last-will bit.
+  static std::atomic<uint32_t> next{0x40000000u};
+  return next.fetch_add(1);
 }
 
 }  // namespace ftb::testing

@@ -24,6 +24,7 @@
 #include <zmq.hpp>
 
 #include "client/agent_link.h"
+#include "client/origin.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::testing {
@@ -74,14 +75,17 @@ proto::ClientsReply queryClients(const std::string& endpoint);
 // The client called `name` in a ClientsReply, or nullptr.
 const proto::ClientInfo* findClient(const proto::ClientsReply& clients, const std::string& name);
 
-// A Hello as the SDK would send it, with a made-up origin.
+// A Hello as the SDK would send it. The origin is this process's (a local
+// client's must be: agent/origin_check.h), under an instance of its own that no
+// SDK client of this process uses.
+uint32_t nextRawInstance();
 struct RawIdentity {
   std::string client_name = "raw";
   std::string event_space = "FTB.RAW.TEST";
-  std::string host = "raw-host";
-  uint32_t pid = 4242;
-  uint64_t process_start_ns = 1;
-  uint32_t client_instance = 1;
+  std::string host = localOrigin().host();
+  uint32_t pid = localOrigin().pid();
+  uint64_t process_start_ns = localOrigin().process_start_ns();
+  uint32_t client_instance = nextRawInstance();
 };
 proto::Envelope makeHello(const RawIdentity& who,
                           const std::vector<std::pair<std::string, proto::Severity>>& declarations);

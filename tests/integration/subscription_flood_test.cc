@@ -53,8 +53,7 @@ class IdleCrowd {
       socket.set(zmq::sockopt::linger, 0);
       socket.connect(endpoint);
       ftb::testing::RawIdentity who{.client_name = "idle-" + std::to_string(c),
-                                    .event_space = "FTB.FLOOD.C" + std::to_string(c),
-                                    .pid = static_cast<uint32_t>(100'000 + c)};
+                                    .event_space = "FTB.FLOOD.C" + std::to_string(c)};
       ftb::proto::Envelope hello = ftb::testing::makeHello(who, {});
       hello.set_request_id(1);
       socket.send(zmq::buffer(ftb::wire::encode(hello)), zmq::send_flags::none);

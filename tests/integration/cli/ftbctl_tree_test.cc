@@ -167,6 +167,11 @@ BOOST_AUTO_TEST_CASE(tree_shows_every_agent_under_its_parent_and_heals_after_a_k
   }
   BOOST_CHECK_GE(deepest, 2u);  // fan-out 2: five agents need three levels
   BOOST_CHECK(contains(lines(text.out).back(), "5 agent(s), 1 root(s)"));
+  // The same tree through the agent's own stream socket, the default endpoint kind.
+  ChildResult over_stream =
+      ftb::testing::runChild(ftb::testing::ftbctlCommand(agents[0]->streamEndpoint(), {"tree"}));
+  BOOST_REQUIRE_MESSAGE(over_stream.exit_code == 0, describe(over_stream));
+  BOOST_CHECK_EQUAL(treeRows(over_stream.out).size(), kAgents);
 
   // Graphviz: one node per agent, one edge per parent-child link (latency "-" until
   // the parent has measured it).

@@ -104,4 +104,11 @@ BOOST_AUTO_TEST_CASE(event_id_parse_errors) {
 }
 
 }  // namespace
+BOOST_AUTO_TEST_CASE(a_remote_publishers_sequence_key_is_scoped_by_its_agent) {
+  const std::string key = sample().publisherKey();
+  BOOST_TEST(sequenceKey(key, /*credentials_known=*/true, "n1") == key);
+  BOOST_TEST(sequenceKey(key, false, "n1") == key + "@n1");
+  BOOST_TEST(sequenceKey(key, false, "n1") != sequenceKey(key, false, "n2"));
+}
+
 }  // namespace ftb

@@ -345,3 +345,17 @@ BOOST_AUTO_TEST_CASE(whitespace_inside_exact_values) {
 
 }  // namespace
 }  // namespace ftb
+
+BOOST_AUTO_TEST_CASE(a_pattern_longer_than_its_field_can_be_is_refused_and_the_error_is_short) {
+  const std::string long_name(10'000, 'A');
+  auto f = ftb::Filter::parse("event_name=" + long_name);
+  BOOST_REQUIRE(!f.ok());
+  const std::string& m = f.status().message();
+  BOOST_TEST(m.find("is 10000 characters; a event_name is at most 128") != std::string::npos, m);
+  BOOST_TEST(m.size() < 400u, m.size() << " characters");
+  BOOST_TEST(!ftb::Filter::parse("client_name=" + std::string(129, 'c')).ok());
+  BOOST_TEST(ftb::Filter::parse("client_name=" + std::string(128, 'c')).ok());
+  auto bad_char = ftb::Filter::parse("event_space=FTB." + std::string(5'000, 'x') + "!");
+  BOOST_REQUIRE(!bad_char.ok());
+  BOOST_TEST(bad_char.status().message().size() < 400u, bad_char.status().message());
+}

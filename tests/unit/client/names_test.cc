@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(event_space_limits) {
   expectSpaceError(spaceOf(17, 1), "more than 16 segments");
   BOOST_TEST(normalizeEventSpace(std::string(64, 'a')).ok());
   expectSpaceError("FTB." + std::string(65, 'a'),
-                   "segment 2 '" + std::string(65, 'a') + "' is 65 characters; the limit is 64");
+                   "segment 2 '" + std::string(64, 'a') + "... (65 bytes)' is 65 characters; the limit is 64");
   // 4 segments of 63 + 3 dots = 255, the limit; one more character is over.
   std::string at_limit = spaceOf(4, 63);
   BOOST_REQUIRE(at_limit.size() == 255u);

@@ -146,3 +146,33 @@ BOOST_AUTO_TEST_CASE(a_frame_over_the_limit_is_refused_at_its_header_after_the_f
   BOOST_TEST((reader.readFrom(pair.b) == Read::kTooLarge));
   BOOST_TEST(!reader.next().has_value());
 }
+
+// The finding: a 4-byte header announcing 16 MiB made the agent allocate (and
+// keep) 16 MiB per connection, and every connection cost 256 KiB at once.
+BOOST_AUTO_TEST_CASE(memory_follows_the_bytes_that_arrived_not_the_length_announced) {
+  SocketPair pair;
+  StreamFrameReader reader(32u << 20);
+  const char header[] = {0, 0, 0, 1, 'x', 'y'};  // announces 16 MiB, sends 2 bytes of it
+  BOOST_REQUIRE(write(pair.a, header, sizeof(header)) == static_cast<ssize_t>(sizeof(header)));
+  BOOST_TEST((reader.readFrom(pair.b) == Read::kData));
+  BOOST_TEST((reader.readFrom(pair.b) == Read::kNothing));
+  BOOST_TEST(!reader.next().has_value());
+  BOOST_TEST(reader.capacity() <= 8u * 1024, reader.capacity() << " bytes held");
+
+  // A large frame, sent whole, still comes out whole; the buffer grew with it.
+  StreamFrameWriter writer;
+  StreamFrameReader big(32u << 20);
+  const std::string frame(3u << 20, 'f');
+  SocketPair pipe;
+  bool sent = writer.trySend(pipe.a, frame);
+  std::vector<std::string> got;
+  while (got.empty()) {
+    if (!sent) sent = writer.trySend(pipe.a, frame);
+    else writer.flush(pipe.a);
+    if (big.readFrom(pipe.b) == Read::kClosed) break;
+    while (auto f = big.next()) got.emplace_back(*f);
+  }
+  BOOST_REQUIRE(got.size() == 1u);
+  BOOST_TEST((got[0] == frame));
+  BOOST_TEST(big.capacity() <= 2 * (frame.size() + 4 * 1024), big.capacity() << " bytes held");
+}
