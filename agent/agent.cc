@@ -493,8 +493,18 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
 }
 
 void Agent::expireSilentClients() {
-  for (const auto& id : sessions_.silentFor(std::chrono::milliseconds(config_.client_timeout_ms))) {
+  const std::chrono::milliseconds timeout(config_.client_timeout_ms);
+  for (const auto& id : sessions_.silentFor(timeout)) {
     removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
+  }
+  // A stream connection with no session that sent no whole frame for as long
+  // (never said Hello, sends half a frame, or its session expired above) is
+  // closed: nothing else would free its descriptor and buffers.
+  if (!local_) return;
+  for (const auto& id : local_->quietSince(std::chrono::steady_clock::now() - timeout)) {
+    if (!sessions_.contains(id)) {
+      local_->disconnect(id, "no session and no whole frame within --client-timeout-ms");
+    }
   }
 }
 

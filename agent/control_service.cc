@@ -29,8 +29,8 @@ bool ControlService::serves(proto::Envelope::BodyCase type) {
 proto::Envelope ControlService::answer(const proto::Envelope& request, const Sender& sender) const {
   using B = proto::Envelope;
   switch (request.body_case()) {
-    case B::kStatusRequest: return status(request);
-    case B::kClientsRequest: return clients(request);
+    case B::kStatusRequest: return status(request, sender);
+    case B::kClientsRequest: return clients(request, sender);
     case B::kHistoryQuery: return history(request, sender);
     case B::kTreeQuery: return tree(request);
     default:
@@ -39,7 +39,21 @@ proto::Envelope ControlService::answer(const proto::Envelope& request, const Sen
   }
 }
 
-proto::Envelope ControlService::status(const proto::Envelope& request) const {
+Principal ControlService::principalOf(const Sender& sender) const {
+  Principal who = s_.admission.principalOf(sender);
+  if (who.peer && s_.policy.needsGroups()) who.groups = groupsOf(who.peer->uid);
+  return who;
+}
+
+bool ControlService::mayKnowOf(const Principal& who, const ClientSession& session) const {
+  if (s_.admission.everyoneSeesEverything()) return true;
+  if (who.peer && (who.peer->uid == 0 || (session.peer && session.peer->uid == who.peer->uid))) {
+    return true;
+  }
+  return s_.admission.maySee(who, session.event_space);
+}
+
+proto::Envelope ControlService::status(const proto::Envelope& request, const Sender& sender) const {
   proto::Envelope answer = replyTo(request);
   auto* r = answer.mutable_status_reply();
   r->set_agent_name(s_.config.name);
@@ -48,9 +62,16 @@ proto::Envelope ControlService::status(const proto::Envelope& request) const {
   r->set_uptime_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                        s_.clock.steadyNow() - s_.started)
                        .count());
-  uint32_t subscriptions = 0;
-  for (const auto& [id, s] : s_.sessions) subscriptions += s->subscriptions.size();
-  r->set_clients(s_.sessions.size());
+  // Counted over the clients the asker may know of (all of them unless the
+  // namespace policy keeps some namespace from it).
+  const Principal who = principalOf(sender);
+  uint32_t clients = 0, subscriptions = 0;
+  for (const auto& [id, s] : s_.sessions) {
+    if (!mayKnowOf(who, *s)) continue;
+    ++clients;
+    subscriptions += s->subscriptions.size();
+  }
+  r->set_clients(clients);
   r->set_subscriptions(subscriptions);
   *r->mutable_counters() = s_.counters;
   if (hooks_.add_auth) hooks_.add_auth(*r);
@@ -59,10 +80,12 @@ proto::Envelope ControlService::status(const proto::Envelope& request) const {
   return answer;
 }
 
-proto::Envelope ControlService::clients(const proto::Envelope& request) const {
+proto::Envelope ControlService::clients(const proto::Envelope& request, const Sender& sender) const {
   proto::Envelope answer = replyTo(request);
   auto* r = answer.mutable_clients_reply();
+  const Principal who = principalOf(sender);
   for (const auto& [id, s] : s_.sessions) {
+    if (!mayKnowOf(who, *s)) continue;
     auto* c = r->add_clients();
     c->set_client_name(s->client_name);
     c->set_event_space(s->event_space);
@@ -106,8 +129,7 @@ proto::Envelope ControlService::history(const proto::Envelope& request, const Se
   const EventHistory& history = s_.history;
   const std::size_t n = query.last_n() == 0 ? history.size() : query.last_n();
   // The same subscribe check as live delivery: the querier sees what it could subscribe to.
-  Principal who = s_.admission.principalOf(sender);
-  if (who.peer && s_.policy.needsGroups()) who.groups = groupsOf(who.peer->uid);
+  const Principal who = principalOf(sender);
   const bool bounded = query.since_unix_ns() != 0 || query.until_unix_ns() != 0;
   std::vector<RoutedEventPtr> candidates =
       history.lastN(s_.admission.everyoneSeesEverything() && !bounded ? n : history.size(), *filter);

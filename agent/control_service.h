@@ -3,7 +3,9 @@
 // it builds the reply envelope (or an Error) from the agent's state; the loop
 // sends it. The history query answers to the same subscribe check as live
 // delivery and the subscribe-time replay (Admission::maySee through
-// visibleTo): a querier sees only what it could subscribe to.
+// visibleTo): a querier sees only what it could subscribe to. Status and
+// clients show another user's clients only to whom may subscribe to their
+// namespaces (root sees all).
 //
 //   ControlService control({config, sessions, history, admission, policy, counters,
 //                           endpoints, clock, started});
@@ -57,8 +59,14 @@ class ControlService {
   proto::Envelope answer(const proto::Envelope& request, const Sender& sender) const;
 
  private:
-  proto::Envelope status(const proto::Envelope& request) const;
-  proto::Envelope clients(const proto::Envelope& request) const;
+  proto::Envelope status(const proto::Envelope& request, const Sender& sender) const;
+  proto::Envelope clients(const proto::Envelope& request, const Sender& sender) const;
+  // Who the policy sees in `sender`, groups looked up when the policy needs them.
+  Principal principalOf(const Sender& sender) const;
+  // Need to know: whether `who` may learn of `session` (its name, namespace,
+  // origin, counts): root, the session's own uid, and whoever may subscribe to
+  // its namespace.
+  bool mayKnowOf(const Principal& who, const ClientSession& session) const;
   proto::Envelope history(const proto::Envelope& request, const Sender& sender) const;
   proto::Envelope tree(const proto::Envelope& request) const;
 

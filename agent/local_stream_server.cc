@@ -143,6 +143,7 @@ void LocalStreamServer::acceptAll() {
     c->fd = fd;
     c->routing_id = makeRoutingId(next_id_++);
     c->credentials = credentials;
+    c->last_frame = std::chrono::steady_clock::now();
     Connection* connection = c.get();
     Result<Poller::Registration> watched = poller_.watch(
         fd, EPOLLIN, [this, connection](uint32_t events) { onReady(*connection, events); });
@@ -215,6 +216,7 @@ Receive LocalStreamServer::tryReceive(InboundFrame& frame) {
         }
       }
       if (body) {
+        c.last_frame = std::chrono::steady_clock::now();
         frame.routing_id = c.routing_id;
         frame.body = *body;
         frame.multipart = false;
@@ -279,6 +281,19 @@ void LocalStreamServer::close(Connection& c, std::string_view why) {
   c.fd = -1;
   c.backlog.clear();
   closed_.push_back(c.routing_id);
+}
+
+std::vector<std::string> LocalStreamServer::quietSince(std::chrono::steady_clock::time_point before) const {
+  std::vector<std::string> quiet;
+  for (const auto& [id, c] : connections_) {
+    if (c->fd >= 0 && c->last_frame < before) quiet.push_back(id);
+  }
+  return quiet;
+}
+
+void LocalStreamServer::disconnect(const std::string& routing_id, std::string_view why) {
+  auto it = connections_.find(routing_id);
+  if (it != connections_.end()) close(*it->second, why);
 }
 
 std::size_t LocalStreamServer::writePending() {

@@ -13,12 +13,14 @@
 //   if (server->hasInput()) ...                         // a budget left frames unread
 //   if (!server->trySend(id, bytes)) queue(bytes);      // the client's socket is full
 //   for (auto& id : server->takeClosed()) forget(id);  // EOF, error, oversized frame
+//   for (auto& id : server->quietSince(now - timeout)) server->disconnect(id, "idle");
 //
 // Threading: not thread-safe; the agent's event loop owns it.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -81,6 +83,11 @@ class LocalStreamServer {
   std::size_t connections() const { return connections_.size(); }
   // Connections closed at accept: over a limit, or for want of a descriptor.
   uint64_t refused() const { return refused_; }
+  // Open connections whose last whole frame (or their accept) came before
+  // `before`: a connection that sends half a frame, or nothing, stays on it.
+  std::vector<std::string> quietSince(std::chrono::steady_clock::time_point before) const;
+  // Closes a connection (takeClosed reports it); no effect on one that is gone.
+  void disconnect(const std::string& routing_id, std::string_view why);
 
  private:
   struct Connection {
@@ -92,6 +99,7 @@ class LocalStreamServer {
     std::deque<std::string> backlog;  // frames after the one the writer holds, in order
     bool readable = false;  // the poller said so and a read has not yet found it empty
     bool queued = false;    // in ready_
+    std::chrono::steady_clock::time_point last_frame;  // accept, then each whole frame read
     Poller::Registration registration;  // EPOLLIN, and EPOLLOUT while a frame waits
     explicit Connection(std::size_t max_frame) : reader(max_frame) {}
   };

@@ -34,8 +34,10 @@ std::optional<LocalProcess> readLocalProcess(uint32_t pid);
 // - instance bit 31 belongs to the agent's last wills (kInvalidArgument);
 // - a local client's origin must be the connecting process itself (its pid in
 //   any of its pid namespaces, and its start time), or a live process of the
-//   same uid it speaks for (root may speak for any) (kPermissionDenied). The
-//   host is the client's to name (a container may have a hostname of its own). A remote client's origin is not checked here: its
+//   same uid it speaks for (root may speak for any) (kPermissionDenied). Where
+//   /proc hides the connecting process from the agent (hidepid=,
+//   ProtectProc=invisible), its SO_PEERCRED pid alone is checked. The host is
+//   the client's to name (a container may have a hostname of its own). A remote client's origin is not checked here: its
 //   events count under a key scoped by the agent it attached to (sequenceKey).
 Status checkOrigin(const proto::Hello& hello, const Sender& sender, const ProcessLookup& lookup);
 

@@ -73,6 +73,10 @@ struct ControlClient::Impl {
   Result<proto::Envelope> callOverStream(const proto::Envelope& request, uint64_t id,
                                          milliseconds timeout);
   Result<proto::Envelope> callOrError(proto::Envelope request, milliseconds timeout);
+  // callOrError(), and an answer of the `expected` kind; `what` names the
+  // request in the error about any other answer.
+  Result<proto::Envelope> ask(proto::Envelope request, proto::Envelope::BodyCase expected,
+                              std::string_view what, milliseconds timeout);
 };
 
 Status ControlClient::Impl::open() {
@@ -217,6 +221,17 @@ Result<proto::Envelope> ControlClient::Impl::callOrError(proto::Envelope request
   return answer;
 }
 
+Result<proto::Envelope> ControlClient::Impl::ask(proto::Envelope request,
+                                                 proto::Envelope::BodyCase expected,
+                                                 std::string_view what, milliseconds timeout) {
+  Result<proto::Envelope> answer = callOrError(std::move(request), timeout);
+  if (answer.ok() && answer->body_case() != expected) {
+    return internalError("the ftb-agent at " + endpoint + " answered " + std::string(what) +
+                         " with something else");
+  }
+  return answer;
+}
+
 ControlClient::ControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ControlClient::ControlClient(ControlClient&&) noexcept = default;
 ControlClient& ControlClient::operator=(ControlClient&&) noexcept = default;
@@ -245,7 +260,9 @@ Result<ControlClient> ControlClient::connect(std::string endpoint, const CurveCl
 
 Status ControlClient::checkEndpoint(std::string_view endpoint) {
   if (validEndpoint(endpoint)) return {};
-  return invalidArgument("agent endpoint '" + std::string(endpoint) +
+  // A unix:// endpoint's fault is its path (empty or too long), not its form.
+  if (isUnixEndpoint(endpoint)) return unixSocketAddress(endpoint).status();
+  return invalidArgument("agent endpoint '" + cutForMessage(endpoint) +
                          "' is not ipc://PATH, unix://PATH or tcp://HOST:PORT");
 }
 
@@ -254,36 +271,27 @@ const std::string& ControlClient::endpoint() const { return impl_->endpoint; }
 Result<proto::StatusReply> ControlClient::status(milliseconds timeout) {
   proto::Envelope request;
   request.mutable_status_request();
-  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  Result<proto::Envelope> answer =
+      impl_->ask(std::move(request), proto::Envelope::kStatusReply, "a status request", timeout);
   if (!answer.ok()) return answer.status();
-  if (!answer->has_status_reply()) {
-    return internalError("the ftb-agent at " + impl_->endpoint +
-                         " answered a status request with something else");
-  }
   return std::move(*answer->mutable_status_reply());
 }
 
 Result<proto::ClientsReply> ControlClient::clients(milliseconds timeout) {
   proto::Envelope request;
   request.mutable_clients_request();
-  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  Result<proto::Envelope> answer =
+      impl_->ask(std::move(request), proto::Envelope::kClientsReply, "a clients request", timeout);
   if (!answer.ok()) return answer.status();
-  if (!answer->has_clients_reply()) {
-    return internalError("the ftb-agent at " + impl_->endpoint +
-                         " answered a clients request with something else");
-  }
   return std::move(*answer->mutable_clients_reply());
 }
 
 Result<proto::TreeInfo> ControlClient::tree(milliseconds timeout) {
   proto::Envelope request;
   request.mutable_tree_query();
-  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  Result<proto::Envelope> answer =
+      impl_->ask(std::move(request), proto::Envelope::kTreeInfo, "a tree query", timeout);
   if (!answer.ok()) return answer.status();
-  if (!answer->has_tree_info()) {
-    return internalError("the ftb-agent at " + impl_->endpoint +
-                         " answered a tree query with something else");
-  }
   return std::move(*answer->mutable_tree_info());
 }
 
@@ -300,12 +308,9 @@ Result<proto::HistoryReply> ControlClient::history(std::string_view filter, uint
   request.mutable_history_query()->set_last_n(last_n);
   request.mutable_history_query()->set_since_unix_ns(bounds.since_unix_ns);
   request.mutable_history_query()->set_until_unix_ns(bounds.until_unix_ns);
-  Result<proto::Envelope> answer = impl_->callOrError(std::move(request), timeout);
+  Result<proto::Envelope> answer =
+      impl_->ask(std::move(request), proto::Envelope::kHistoryReply, "a history query", timeout);
   if (!answer.ok()) return answer.status();
-  if (!answer->has_history_reply()) {
-    return internalError("the ftb-agent at " + impl_->endpoint +
-                         " answered a history query with something else");
-  }
   return std::move(*answer->mutable_history_reply());
 }
 

@@ -2,7 +2,9 @@
 // connection to the agent's stream socket is held to max-connections-per-uid,
 // and under any setting the socket never takes the descriptors the rest of the
 // agent needs (its ZeroMQ IPC listener aborted on EMFILE before): the agent
-// refuses the excess at once and keeps serving everyone else.
+// refuses the excess at once and keeps serving everyone else. A connection
+// that holds no session and sends no whole frame is closed after
+// --client-timeout-ms.
 #define BOOST_TEST_MODULE connection_limits
 #include <boost/test/unit_test.hpp>
 
@@ -83,12 +85,30 @@ void rootIsServed(const std::string& endpoint) {
 BOOST_AUTO_TEST_CASE(a_user_is_held_to_its_connection_limit) {
   BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
   NobodyChild nobody(flood);  // forked before any SDK thread starts
-  AgentProcess agent({"--max-connections-per-uid=20"});
+  // Held connections that say nothing would be closed after --client-timeout-ms
+  // (the last case): the longest one keeps them for the count.
+  AgentProcess agent({"--max-connections-per-uid=20", "--client-timeout-ms=3600000"});
   BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
-  // The first 20 are held (they stay open: nothing times them out yet), the other 40 refused.
+  // The first 20 are held, the other 40 refused.
   const std::string report = nobody.run(streamPath(agent) + " 60 40");
   BOOST_TEST(report == "connected 60 closed 40\n", report);
   rootIsServed(agent.streamEndpoint());  // root has no per-uid limit
+}
+
+// The finding: a connection that announced a 64 KiB frame and sent one byte of
+// it (or said nothing) held its descriptor and buffer for ever. With no session
+// and no whole frame for --client-timeout-ms, it is closed.
+BOOST_AUTO_TEST_CASE(a_connection_without_a_session_that_sends_no_whole_frame_is_closed) {
+  AgentProcess agent({"--client-timeout-ms=300"});
+  const int half = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, streamPath(agent).c_str(), sizeof(address.sun_path) - 1);
+  BOOST_REQUIRE(::connect(half, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0);
+  const char header[] = {0, 0, 1, 0, 'x'};
+  BOOST_REQUIRE(::write(half, header, sizeof(header)) == static_cast<ssize_t>(sizeof(header)));
+  BOOST_TEST(ftb::testing::waitFor([&] { return closedByAgent(half); }));
+  ::close(half);
 }
 
 BOOST_AUTO_TEST_CASE(out_of_descriptors_the_agent_refuses_the_excess_and_keeps_serving) {
@@ -100,7 +120,8 @@ BOOST_AUTO_TEST_CASE(out_of_descriptors_the_agent_refuses_the_excess_and_keeps_s
   // lowered, stays so here): this case runs last, and needs few descriptors.
   const rlimit low{128, 128};
   BOOST_REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
-  auto agent = std::make_unique<AgentProcess>(std::vector<std::string>{"--max-connections-per-uid=0"});
+  auto agent = std::make_unique<AgentProcess>(
+      std::vector<std::string>{"--max-connections-per-uid=0", "--client-timeout-ms=3600000"});
   BOOST_REQUIRE(chmod(agent->dir().c_str(), 0755) == 0);
 
   const std::string report = nobody.run(streamPath(*agent) + " 300 236");

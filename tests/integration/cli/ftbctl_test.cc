@@ -277,6 +277,23 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1_and_help_lists_exit_codes) {
   }
   ChildResult bad_endpoint = ftb::testing::runChild({ftbctl(), "--agent", "localhost", "status"});
   BOOST_CHECK_MESSAGE(bad_endpoint.exit_code == 1, describe(bad_endpoint));
+  // A unix:// path too long for a socket address says so (it once said the
+  // endpoint was not of the unix:// form), and quotes only the path's start.
+  ChildResult long_path = ftb::testing::runChild(
+      {ftbctl(), "--agent", "unix:///tmp/" + std::string(10'000, 'a'), "status"});
+  BOOST_CHECK_MESSAGE(long_path.exit_code == 1, describe(long_path));
+  BOOST_CHECK_MESSAGE(contains(long_path.err, "a unix:// socket path has 1 to 107 characters, this one 10005"),
+                      describe(long_path));
+  BOOST_CHECK_MESSAGE(long_path.err.size() < 400u, describe(long_path));
+  // Names and tags are held to their limits before anything is sent.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"publish", "--space", "FTB.X", "--name", "X", "--severity", "info",
+                                 "--tag", "k=" + std::string(20'000, 'v')},
+        std::vector<std::string>{"watch", "--filter", "event_name=" + std::string(10'000, 'N'), "--count", "1"}}) {
+    ChildResult r = ftbctlRun(agent, args);
+    BOOST_CHECK_MESSAGE(r.exit_code == 3, describe(r));
+    BOOST_CHECK_MESSAGE(r.err.size() < 400u, describe(r));
+  }
 
   for (const char* sub : {"publish", "watch", "status", "clients", "history", "tree"}) {
     ChildResult help = ftbctlRun(agent, {sub, "--help"});

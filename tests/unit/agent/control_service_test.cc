@@ -3,6 +3,7 @@
 #define BOOST_TEST_MODULE control_service
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -201,6 +202,46 @@ BOOST_AUTO_TEST_CASE(history_answers_to_the_subscribe_check) {
   Sender anonymous;
   anonymous.address = "10.0.0.7";
   BOOST_TEST(Fixture::seqs(f.query("", 0, anonymous)) == (std::vector<uint64_t>{1, 3}));
+}
+
+// Need to know: clients and status show a client in a namespace the asker may
+// not subscribe to only to root and to the client's own uid.
+BOOST_AUTO_TEST_CASE(clients_and_status_show_others_only_where_the_asker_may_subscribe) {
+  Fixture f("publish * *\nsubscribe FTB.SECRET.* uid=0\nsubscribe * *\n");
+  auto secret = client("r1", "keeper");
+  secret->event_space = "FTB.SECRET.KEYS";
+  secret->peer = PeerCredentials{.uid = 0, .gid = 0, .pid = 10};
+  secret->subscriptions[1] = Subscription{1, *ftb::Filter::parse("")};
+  f.sessions.add(std::move(secret), local(0));
+  auto mine = client("r2", "mine");
+  mine->event_space = "FTB.SECRET.MINE";
+  mine->peer = PeerCredentials{.uid = 1000, .gid = 1000, .pid = 11};
+  f.sessions.add(std::move(mine), local(1000));
+  f.sessions.add(client("r3", "open"), local(0));  // FTB.TEST
+
+  auto names = [&](const Sender& who) {
+    proto::Envelope q;
+    q.mutable_clients_request();
+    const proto::Envelope answer = f.ask(q, who);
+    std::vector<std::string> out;
+    for (const auto& c : answer.clients_reply().clients()) out.push_back(c.client_name());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto counts = [&](const Sender& who) {
+    proto::Envelope q;
+    q.mutable_status_request();
+    const auto r = f.ask(q, who).status_reply();
+    return std::make_pair(r.clients(), r.subscriptions());
+  };
+  BOOST_TEST(names(local(0)) == (std::vector<std::string>{"keeper", "mine", "open"}));
+  BOOST_TEST(names(local(1000)) == (std::vector<std::string>{"mine", "open"}));  // its own, and the open one
+  BOOST_TEST(names(local(65534)) == (std::vector<std::string>{"open"}));
+  Sender anonymous;
+  anonymous.address = "10.0.0.7";
+  BOOST_TEST(names(anonymous) == (std::vector<std::string>{"open"}));
+  BOOST_TEST((counts(local(0)) == std::make_pair(3u, 1u)));
+  BOOST_TEST((counts(local(65534)) == std::make_pair(1u, 0u)));
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_history_filter_is_an_invalid_argument) {

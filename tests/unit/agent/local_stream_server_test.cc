@@ -232,3 +232,35 @@ BOOST_AUTO_TEST_CASE(frames_left_by_a_budget_keep_the_loop_awake_until_they_are_
   BOOST_TEST(poller().wait(std::chrono::milliseconds(0)) == 0);
   close(fd);
 }
+
+// The finding: a connection that never finishes a frame was never timed out.
+// quietSince() names connections by their last whole frame, not their last byte.
+BOOST_AUTO_TEST_CASE(a_connection_is_quiet_until_it_sends_a_whole_frame_and_may_then_be_disconnected) {
+  Dir dir;
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1u << 20, 16, {}, poller());
+  BOOST_REQUIRE(server.ok());
+  const int half = connectTo(dir.path + "/a.stream");
+  const int whole = connectTo(dir.path + "/a.stream");
+  BOOST_REQUIRE(half >= 0 && whole >= 0);
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 10 && (*server)->connections() < 2; ++i) turn(**server, bodies);
+  BOOST_REQUIRE((*server)->connections() == 2u);
+
+  const auto before = std::chrono::steady_clock::now();  // both were accepted before this
+  const char header[] = {0, 0, 1, 0, 'x'};               // 64 KiB announced, 1 byte sent
+  BOOST_REQUIRE(write(half, header, sizeof(header)) == static_cast<ssize_t>(sizeof(header)));
+  ftb::wire::StreamFrameWriter writer;
+  BOOST_REQUIRE(writer.trySend(whole, "hello"));
+  for (int i = 0; i < 10 && bodies.empty(); ++i) turn(**server, bodies);
+  BOOST_REQUIRE(bodies.size() == 1u);
+
+  const std::vector<std::string> quiet = (*server)->quietSince(before);
+  BOOST_REQUIRE(quiet.size() == 1u);  // the half frame does not count; the whole one does
+  (*server)->disconnect(quiet[0], "test");
+  BOOST_TEST((*server)->takeClosed() == quiet);
+  BOOST_TEST((*server)->connections() == 1u);
+  char byte;
+  BOOST_TEST(read(half, &byte, 1) == 0);  // the client sees the end
+  close(half);
+  close(whole);
+}

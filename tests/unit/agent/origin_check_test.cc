@@ -78,6 +78,14 @@ BOOST_AUTO_TEST_CASE(a_local_client_may_not_claim_another_users_or_a_past_or_fut
              s.message());
 }
 
+// The packaged unit runs the agent with ProtectProc=invisible: another user's
+// process (pid 500 here) is not in its /proc.
+BOOST_AUTO_TEST_CASE(where_proc_hides_the_client_its_kernel_pid_alone_binds_the_origin) {
+  BOOST_TEST(checkOrigin(helloAs(kHost, 500, 1234), localPeer(0, 500), table).ok());
+  BOOST_TEST((codeOf(helloAs(kHost, 501, 1234), localPeer(0, 500)) == Code::kPermissionDenied));
+  BOOST_TEST((codeOf(helloAs(kHost, 300, 7000), localPeer(1000, 500)) == Code::kPermissionDenied));
+}
+
 BOOST_AUTO_TEST_CASE(the_host_is_the_clients_to_name) {
   // A container with a UTS namespace of its own has a hostname of its own.
   BOOST_TEST(checkOrigin(helloAs("container-3", 100, 5000), localPeer(1000, 100), table).ok());
