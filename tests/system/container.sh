@@ -60,6 +60,8 @@ ct_exec() {
     /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
 }
 # Runs a shell snippet inside the container (bash -euo pipefail).
+# Under pipefail, end a pipeline with `grep PATTERN >/dev/null`, not `grep -q`:
+# grep -q stops reading at the first match, and the writer's SIGPIPE then fails it.
 ct_sh() { ct_exec /bin/bash -euo pipefail -c "$1"; }
 
 # ct_unit_is UNIT PROPERTY VALUE: the unit's property has that value now.

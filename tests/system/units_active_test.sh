@@ -22,14 +22,14 @@ for unit in ftb-agent ftb-ipmi ftb-ib; do
   echo "ok: $unit active ($(ct_prop "$unit" StatusText))"
 done
 # ftb-ipmi reads the BMC: the session with it is logged once open.
-ct_await "ftb-ipmi's session with node1" 30 ct_sh "journalctl -u ftb-ipmi -o cat | grep -q 'node1 (127.0.0.1:9001): session open'"
+ct_await "ftb-ipmi's session with node1" 30 ct_sh "journalctl -u ftb-ipmi -o cat | grep 'node1 (127.0.0.1:9001): session open' >/dev/null"
 
 # The agent serves its clients as user ftb, on /run/ftb/agent.stream and /run/ftb/agent.sock.
 ct_exec ftbctl status >/dev/null || fail "ftbctl status against the packaged agent failed"
 [[ "$(ct_exec stat -c %U /run/ftb/agent.sock)" == ftb ]] || fail "agent.sock is not owned by user ftb"
 [[ "$(ct_exec stat -c %U /run/ftb/agent.stream)" == ftb ]] || fail "agent.stream is not owned by user ftb"
 ct_await "ftb-ipmi and ftb-ib connected to the agent" 30 \
-  ct_sh "ftbctl clients | grep -q ftb-ipmi && ftbctl clients | grep -q ftb-ib"
+  ct_sh "ftbctl clients | grep ftb-ipmi >/dev/null && ftbctl clients | grep ftb-ib >/dev/null"
 
 # Still up once every thread has started (BMC sessions, agent connections): no SIGSYS later.
 for unit in ftb-agent ftb-ipmi ftb-ib; do
