@@ -6,11 +6,12 @@
 #   3. the fuzz targets with clang-14 and libFuzzer (ASan + UBSan), each for a
 #      bounded time, starting with a replay of their seed corpus
 # Tiers 2 and 3 share one build, in an output base of its own
-# (tests/fuzz/bazel.sh), made while tier 1's tests run, niced so that the tests
-# come first. Meanwhile tests/warm_caches.sh makes the cached Debian roots
-# where missing. Ends with one line "N passed, N failed" counted from Bazel's
-# per-target results of all three; exits non-zero when any tier failed. Each
-# phase's wall time is printed as "time: PHASE N s".
+# (tests/fuzz/bazel.sh), made and then run while tier 1's tests run, niced so
+# that tier 1 comes first and they take what CPU it leaves (its exclusive tests
+# run one at a time). Meanwhile tests/warm_caches.sh makes the cached Debian
+# roots where missing. Ends with one line "N passed, N failed" counted from
+# Bazel's per-target results of all three; exits non-zero when any tier
+# failed. Each phase's wall time is printed as "time: PHASE N s".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 deploy/install-deps.sh || exit 1
@@ -21,7 +22,8 @@ source tests/lib/bazel_results.sh
 nice -n 5 bash tests/warm_caches.sh >/dev/null 2>&1 &
 warm_pid=$!
 
-passed=0 failed=0 skipped=0 status=0
+# One line per tier: "PASSED FAILED SKIPPED STATUS" (tiers 2 and 3 run in a subshell).
+results=$(mktemp)
 
 # run_tier NAME BAZEL "TARGETS" [OPTIONS...]: runs `BAZEL test OPTIONS TARGETS`
 # and adds its per-target results to the counts. BAZEL is a command and its
@@ -56,10 +58,7 @@ run_tier() {
     tier_failed=1  # the build itself failed before any test could report
   fi
   echo "${name}: ${tier_passed} passed, ${tier_failed} failed, ${tier_skipped} skipped"
-  passed=$((passed + tier_passed))
-  failed=$((failed + tier_failed))
-  skipped=$((skipped + tier_skipped))
-  if [[ $status -eq 0 ]]; then status=$tier_status; fi
+  echo "$tier_passed $tier_failed $tier_skipped $tier_status" >>"$results"
 }
 
 # phase NAME COMMAND...: runs COMMAND and prints its wall time.
@@ -79,25 +78,41 @@ fuzz_targets="//tests/fuzz/..."
 # Tier 1's build alone first: its tests need all of it, and their start decides the suite's length.
 # Bazel's progress lines are left out; what it warns of or fails on shows at once.
 phase "build (gcc)" bazel build "$@" //... 2>&1 | grep --line-buffered -v "^INFO: From \|^\["
-# Then the one build of tiers 2 and 3, niced, beside tier 1's tests. A failed
-# build shows in its tier's test run below, which builds again and reports it.
+# Then tiers 2 and 3, niced, beside tier 1's tests: their one build, then their
+# tests (a fuzzer given less CPU runs fewer inputs in its fixed time). A failed
+# build shows in its tier's test run, which builds again and reports it. Their
+# output is shown after tier 1's.
+tiers23_log=$(mktemp)
 (
   # shellcheck disable=SC2086 # TARGETS are words
   phase "build (clang-14, ASan + UBSan, libFuzzer)" nice -n 15 "$clang" build "$@" $asan_targets $fuzz_targets
-) >/tmp/ftb-tier-builds.$$.log 2>&1 &
-builds_pid=$!
+  phase "tests (ASan + UBSan)" run_tier "unit tests under ASan + UBSan (clang-14)" "nice -n 15 $clang" "$asan_targets" "$@"
+  phase "fuzzing" run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" "nice -n 15 $clang" "$fuzz_targets" "$@"
+  # Its server would hold ~1 GB until it idles out (3 h).
+  "$clang" shutdown
+) >"$tiers23_log" 2>&1 &
+tiers23_pid=$!
 
 phase "tests (gcc)" run_tier "all tests (gcc)" bazel "//..." "$@"
-wait "$builds_pid"
-grep '^time: ' /tmp/ftb-tier-builds.$$.log
-rm -f /tmp/ftb-tier-builds.$$.log
-phase "tests (ASan + UBSan)" run_tier "unit tests under ASan + UBSan (clang-14)" "$clang" "$asan_targets" "$@"
-phase "fuzzing" run_tier "fuzzing (clang-14, libFuzzer, ASan + UBSan)" "$clang" "$fuzz_targets" "$@"
-# Its server would hold ~1 GB until it idles out (3 h).
-"$clang" shutdown
+phase "waiting for tiers 2 and 3" wait "$tiers23_pid"
+grep -v "^INFO: \|^Loading\|^Analyzing\|^\[" "$tiers23_log"
+rm -f "$tiers23_log"
 # Long done by now; bash may have reaped and forgotten it, which is no error.
 wait "$warm_pid" 2>/dev/null
 
+passed=0 failed=0 skipped=0 status=0
+while read -r tier_passed tier_failed tier_skipped tier_status; do
+  passed=$((passed + tier_passed))
+  failed=$((failed + tier_failed))
+  skipped=$((skipped + tier_skipped))
+  if [[ $status -eq 0 ]]; then status=$tier_status; fi
+done <"$results"
+if (($(wc -l <"$results") != 3)); then
+  echo "a tier reported nothing (see its output above)"
+  failed=$((failed + 1))
+  status=1
+fi
+rm -f "$results"
 echo "${skipped} skipped"
 echo "${passed} passed, ${failed} failed"
 exit "$status"
