@@ -137,17 +137,28 @@ Principal Admission::principalOf(const Sender& sender) const {
   Principal p;
   p.peer = sender.local;
   p.curve_authenticated = sender.isCurve();
+  if (sender.isCurve()) p.curve_uid = sender.curve_uid;
   return p;
+}
+
+std::string_view namespaceToldOf(const proto::Event& event) {
+  if (event.event_space() != kAgentEventSpace) return {};  // names arrive upper-cased
+  auto it = event.tags().find("space");
+  return it == event.tags().end() ? std::string_view() : std::string_view(it->second);
 }
 
 std::vector<RoutedEventPtr> visibleTo(const Admission& admission, const Principal& who,
                                       std::vector<RoutedEventPtr> events, std::size_t keep) {
   if (!admission.everyoneSeesEverything()) {
     std::unordered_map<std::string, bool> seen;  // namespace -> maySee, asked once per query
+    const auto maySee = [&](std::string_view space) {
+      auto [it, fresh] = seen.try_emplace(std::string(space), false);
+      if (fresh) it->second = admission.maySee(who, it->first);
+      return it->second;
+    };
     std::erase_if(events, [&](const RoutedEventPtr& e) {
-      auto [it, fresh] = seen.try_emplace(e->event.event_space(), false);
-      if (fresh) it->second = admission.maySee(who, e->event.event_space());
-      return !it->second;
+      const std::string_view told = namespaceToldOf(e->event);
+      return !maySee(e->event.event_space()) || (!told.empty() && !maySee(told));
     });
   }
   if (events.size() > keep) events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(keep));

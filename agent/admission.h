@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/event_history.h"
@@ -33,6 +34,7 @@ struct Sender {
   std::optional<PeerCredentials> local;  // set for the IPC socket: SO_PEERCRED, kernel-verified
   std::string address;                   // TCP: the peer's IP address ("" for IPC)
   std::string curve_key;                 // TCP with Curve on: the key ZAP admitted (Z85)
+  std::optional<uint32_t> curve_uid;     // the uid the authorized keys map curve_key to
   bool has_session = false;              // this routing id said Hello and holds a session
 
   bool isLocal() const { return local.has_value(); }
@@ -124,8 +126,19 @@ class Admission {
   bool any_tree_peer_ = false;
 };
 
-// `events` (oldest first) that `who` may see (Admission::maySee), at most the
-// newest `keep`: what a subscribe-time replay and the history query hand out.
+// Where the agent publishes its own events (tree changes, lost clients and events).
+inline constexpr char kAgentEventSpace[] = "FTB.AGENT";
+
+// The namespace an agent event tells of, "" if none: an event of FTB.AGENT
+// tagged `space` (FTB_CLIENT_LOST names a client of that namespace,
+// FTB_AGENT_EVENTS_LOST counts its lost events). Such an event reaches only who
+// may also see that namespace (docs/SECURITY.md, "Need to know"), on every
+// agent it reaches: the rule reads the event, not where it came from.
+std::string_view namespaceToldOf(const proto::Event& event);
+
+// `events` (oldest first) that `who` may see (Admission::maySee, for the
+// event's namespace and the one it tells of), at most the newest `keep`: what a
+// subscribe-time replay and the history query hand out.
 std::vector<RoutedEventPtr> visibleTo(const Admission& admission, const Principal& who,
                                       std::vector<RoutedEventPtr> events, std::size_t keep);
 

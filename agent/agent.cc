@@ -292,6 +292,7 @@ void Agent::handleFrame(const InboundFrame& frame) {
   }
   if (const char* user = frame.user_id; user != nullptr && !sender.local) {
     sender.curve_key = user;  // set by the ZAP handler: the admitted Curve key
+    if (curve_auth_) sender.curve_uid = curve_auth_->uidOf(sender.curve_key);
   }
   sender.has_session = sessions_.contains(routing_id);
   // The most frequent frame is read without building an Envelope.
@@ -427,7 +428,6 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->client_instance = hello.client_instance();
   session->publisher_key = publisher_key;
   session->tree_key = sequenceKey(publisher_key, peer.has_value(), config_.name);
-  session->peer = peer;
   session->principal = admission_.principalOf(sender);
   applyPolicy(*session);
   // The last will is checked like a publish, now: a will that could never be
@@ -497,6 +497,19 @@ void Agent::expireSilentClients() {
   for (const auto& id : sessions_.silentFor(timeout)) {
     removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
   }
+  // Replies are never shed, so a client that keeps asking and never reads
+  // would make them pile up without bound: it is lost instead.
+  std::vector<std::pair<std::string, std::size_t>> not_reading;
+  for (const auto& [id, session] : sessions_) {
+    const std::size_t queued = session->outbound.queuedReplyBytes();
+    if (queued > maxFrameBytes()) not_reading.emplace_back(id, queued);
+  }
+  for (const auto& [id, queued] : not_reading) {
+    const std::string why = "it does not read its replies (" + std::to_string(queued) +
+                            " bytes of them queued, the bound is " + std::to_string(maxFrameBytes()) + ")";
+    removeSession(id, SessionEnd::kLost, why);
+    if (local_) local_->disconnect(id, why);
+  }
   // A stream connection with no session that sent no whole frame for as long
   // (never said Hello, sends half a frame, or its session expired above) is
   // closed: nothing else would free its descriptor and buffers.
@@ -518,8 +531,11 @@ void Agent::forgetDepartedPublishers() {
 void Agent::reply(const std::string& routing_id, proto::Envelope& envelope) {
   std::string frame = wire::encode(envelope);
   ClientSession* session = sessions_.find(routing_id);
-  // A client's replies queue behind its deliveries, in order, and are never shed.
+  // A client's replies queue behind its deliveries, in order, and are never
+  // shed (expireSilentClients ends a client that lets them pile up).
   if (session != nullptr && !session->outbound.empty()) {
+    // Past the bound the client is lost at the next housekeeping turn; until then its replies are not kept.
+    if (session->outbound.queuedReplyBytes() > maxFrameBytes()) return;
     session->outbound.push(std::move(frame), 0);
     return;
   }

@@ -14,8 +14,7 @@ Status Agent::startCurve() {
   if (!setup.ok()) return setup.status();
   if (!setup->has_value()) return {};
   CurveClientKeys keys = (*setup)->keys;
-  std::set<std::string> authorized = std::move((*setup)->authorized);
-  auto auth = CurveAuthenticator::start(context_, std::move(authorized));
+  auto auth = CurveAuthenticator::start(context_, std::move((*setup)->authorized));
   if (!auth.ok()) return auth.status();
   curve_auth_ = std::move(auth).value();
   // Agents link with the key pair they share: its public half is the server key.

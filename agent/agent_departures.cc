@@ -97,7 +97,7 @@ bool Agent::publishLastWill(ClientSession& session) {
 
   auto routed = std::make_shared<RoutedEvent>();
   routed->event = stampLastWill(std::move(*session.last_will), clock_.systemNow(),
-                                config_.name, session.peer);
+                                config_.name, session.principal);
   session.last_will.reset();
   routed->bytes = std::make_shared<const std::string>(routed->event.SerializeAsString());
   routed->arrived = clock_.steadyNow();
@@ -106,7 +106,7 @@ bool Agent::publishLastWill(ClientSession& session) {
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
   router_.publish(routed);
-  sendToTree(routed, sequenceKey(key, session.peer.has_value(), config_.name));
+  sendToTree(routed, sequenceKey(key, session.principal.peer.has_value(), config_.name));
   return true;
 }
 
@@ -115,7 +115,7 @@ void Agent::publishClientLost(const ClientSession& session, std::string_view why
   const auto tags = clientLostTags({.event_space = session.event_space,
                                     .client_name = session.client_name,
                                     .job_id = session.job_id,
-                                    .peer = session.peer,
+                                    .who = session.principal,
                                     .origin_pid = session.origin.pid(),
                                     .node = config_.name,
                                     .why = std::string(why),

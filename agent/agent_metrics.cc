@@ -74,12 +74,14 @@ AgentMetrics::AgentMetrics(std::size_t max_event_spaces)
                          "Refusals: publish_policy (an event refused by the namespace policy), "
                          "curve_auth (a peer or client whose key is not authorized), "
                          "admission (a message from a kind of peer that may not send it), "
-                         "hello_origin (a Hello claiming another identity's session)")),
+                         "hello_origin (a Hello claiming another identity's session), "
+                         "connection (a stream connection over a descriptor or per-uid limit)")),
       // Present from the start, so a scrape shows zero rather than nothing.
       policy_refusals_(refusals_.Add({{"reason", "publish_policy"}})),
       curve_refusals_(refusals_.Add({{"reason", "curve_auth"}})),
       admission_refusals_(refusals_.Add({{"reason", "admission"}})),
       hello_origin_refusals_(refusals_.Add({{"reason", "hello_origin"}})),
+      connection_refusals_(refusals_.Add({{"reason", "connection"}})),
       latency_(histogram(*registry_, "ftb_agent_delivery_latency_seconds",
                          "Publish time (publisher's clock) to handing the event to a local subscriber",
                          latencyBuckets())) {}

@@ -62,6 +62,7 @@ class AgentMetrics {
   // the housekeeping turn: the counter is raised to `total`.
   static void sync(prometheus::Counter& counter, uint64_t total);
   void syncCurveRefusals(uint64_t total) { sync(curve_refusals_, total); }
+  void syncConnectionRefusals(uint64_t total) { sync(connection_refusals_, total); }
 
   prometheus::Gauge& clients;
   prometheus::Gauge& subscriptions;
@@ -95,6 +96,7 @@ class AgentMetrics {
   prometheus::Counter& curve_refusals_;
   prometheus::Counter& admission_refusals_;
   prometheus::Counter& hello_origin_refusals_;
+  prometheus::Counter& connection_refusals_;
   prometheus::Histogram& latency_;
   // Per event space (those under the cap only), one slot per severity: the
   // hot path is one hash lookup of the event's own string, no allocation.

@@ -8,8 +8,8 @@
 namespace ftb::agent {
 
 void Agent::applyPolicy(ClientSession& session) {
-  if (session.principal.peer && policy_.needsGroups() && session.principal.groups.empty()) {
-    session.principal.groups = groupsOf(session.principal.peer->uid);
+  if (auto uid = session.principal.uid(); uid && policy_.needsGroups() && session.principal.groups.empty()) {
+    session.principal.groups = groupsOf(*uid);
   }
   session.may_publish =
       policy_.allows(NamespacePolicy::Action::kPublish, session.event_space, session.principal);

@@ -2,9 +2,12 @@
 // matching, delivery batching), subscribing, and acknowledging publishers.
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "agent/agent.h"
+#include "agent/verified_sender.h"
 #include "client/codec.h"
 #include "client/event_codec.h"
 #include "client/event_limits.h"
@@ -103,7 +106,7 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
     metrics_.refused(AgentMetrics::Refusal::kPublishPolicy);
     return Status(Code::kPermissionDenied,
                   "publishing into " + session.event_space + " is not allowed for " +
-                      (session.peer ? "uid " + std::to_string(session.peer->uid) : "a remote client") +
+                      session.principal.describe() +
                       ": this agent's namespace policy lets only '" +
                       policy_.whoMay(NamespacePolicy::Action::kPublish, session.event_space) +
                       "' publish there (docs/SECURITY.md); publish under a namespace of your own");
@@ -149,13 +152,7 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
   // the session (the agent's name needs a restart): encoded once.
   if (session.sender_suffix.empty()) {
     proto::Event verified;
-    auto* sender = verified.mutable_sender();
-    sender->set_agent(config_.name);
-    if (session.peer) {
-      sender->set_uid(session.peer->uid);
-      sender->set_pid(session.peer->pid);
-      sender->set_credentials_known(true);
-    }
+    stampSender(*verified.mutable_sender(), config_.name, session.principal);
     session.sender_suffix = verified.SerializeAsString();
   }
   std::string merged;
@@ -204,6 +201,17 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
                           std::to_string(session.subscriptions.size()) +
                           " subscriptions, the agent's --max-subscriptions-per-client",
                       envelope.request_id());
+  }
+  // One user's clients together, so that many clients cannot multiply the per-client bound.
+  if (const std::optional<uint32_t> uid = session.principal.uid();
+      uid && *uid != 0 && *uid != geteuid() && config_.max_subscriptions_per_uid > 0 &&
+      session.subscriptions.count(request.subscription_id()) == 0) {
+    if (const std::size_t held = sessions_.subscriptionsOf(*uid); held >= config_.max_subscriptions_per_uid) {
+      return replyError(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
+                        "uid " + std::to_string(*uid) + " already holds " + std::to_string(held) +
+                            " subscriptions on this agent, its --max-subscriptions-per-uid",
+                        envelope.request_id());
+    }
   }
   Result<Filter> filter = Filter::parse(request.filter());
   if (!filter.ok()) {

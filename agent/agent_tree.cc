@@ -19,7 +19,6 @@
 namespace ftb::agent {
 namespace {
 
-constexpr char kAgentEventSpace[] = "FTB.AGENT";
 constexpr std::size_t kTreeBacklogFrames = 100000;
 
 tree::Nanos treeNow(std::chrono::steady_clock::time_point t) {
@@ -43,7 +42,7 @@ std::string portOf(const std::string& endpoint) { return endpoint.substr(endpoin
 // With PINGs finding silent deaths, heartbeat silence is left to find an agent
 // whose loop is wedged or starved for this long (still adaptive above it): the
 // loops of a CPU-starved machine were seen to stall 0.4-3 s, and up to 13 s
-// past saturation (bench/README.md), while their PINGs were answered.
+// past saturation (bench/results/2026-11-27-tree-bench-history.md), while their PINGs were answered.
 constexpr tree::Nanos kPingedSilenceFloor = std::chrono::seconds(5);
 
 // How often the loop reads its thread's CPU clock for the stall warning: the CPU
@@ -233,7 +232,8 @@ void Agent::eventsLost(const std::string& event_space, uint64_t count) {
     if (told) session->outbound.addMissed(count);
   }
   publishAgentEvent("FTB_AGENT_EVENTS_LOST", proto::ERROR,
-                    "agent=" + config_.name + " space=" + event_space + " lost=" + std::to_string(count));
+                    "agent=" + config_.name + " space=" + event_space + " lost=" + std::to_string(count),
+                    {{"space", event_space}, {"lost", std::to_string(count)}});
 }
 
 void Agent::publishTopologyChanges() {
@@ -292,6 +292,7 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   sender->set_uid(geteuid());
   sender->set_pid(static_cast<uint32_t>(getpid()));
   sender->set_credentials_known(true);
+  sender->set_uid_known(true);
   routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
   routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);

@@ -36,11 +36,10 @@ struct ClientSession {
   uint32_t client_instance = 0;
   std::string publisher_key;  // EventId::publisherKey() of this client's events
   std::string tree_key;       // what the tree counts their sequence under (client/event.h sequenceKey)
-  std::optional<PeerCredentials> peer;
   // The `sender` the agent stamps on this client's events, encoded as a
   // serialized Event holding only it (appended to each event's bytes).
   std::string sender_suffix;
-  Principal principal;     // who the namespace policy sees
+  Principal principal;     // who it is (principal.peer: a local client's kernel credentials)
   bool may_publish = true;  // into event_space, by the policy (recomputed on reload)
   std::unordered_map<std::string, bool> may_receive;  // namespace -> subscribe policy, cached
   std::unordered_map<std::string, proto::Severity> declared;  // event name -> severity

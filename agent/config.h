@@ -45,6 +45,7 @@ struct AgentConfig {
   // Bound of the history by memory: the events' bytes plus a fixed overhead each.
   uint64_t history_bytes = 4 * 1024 * 1024;
   uint32_t max_subscriptions_per_client = 1024;
+  uint32_t max_subscriptions_per_uid = 65536;  // all clients of one uid; 0 = no limit
   // Connections one uid may hold on the local stream socket (root and the
   // agent's own user: no limit); 0: no limit.
   uint32_t max_connections_per_uid = 1024;

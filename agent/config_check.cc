@@ -81,7 +81,7 @@ Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config) {
       .keys = {.server_public = config.curve_server_key.empty() ? *own_public : config.curve_server_key,
                .public_key = *own_public,
                .secret_key = *secret},
-      .authorized = {*own_public}};
+      .authorized = {{*own_public, std::nullopt}}};
   if (!curve::isKey(setup.keys.server_public)) {
     return invalidArgument("--curve-server-key '" + setup.keys.server_public +
                            "' is not a Curve public key (40 Z85 characters)");
@@ -90,6 +90,12 @@ Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config) {
     auto listed = curve::loadAuthorizedKeys(config.curve_authorized_keys);
     if (!listed.ok()) return listed.status();
     setup.authorized = std::move(listed).value();
+    // Agents act for no user: a uid for their key would make every tree peer that user's client.
+    if (auto it = setup.authorized.find(setup.keys.server_public); it != setup.authorized.end() && it->second) {
+      return invalidArgument("authorized keys file " + config.curve_authorized_keys +
+                             " maps the agents' key " + it->first +
+                             " to a uid; map only client keys (docs/SECURITY.md)");
+    }
   }
   return std::optional<CurveSetup>(std::move(setup));
 }

@@ -12,6 +12,7 @@
 
 #include "agent/config.h"
 #include "agent/tree_link.h"
+#include "client/curve_keys.h"
 #include "client/status.h"
 
 namespace ftb::agent {
@@ -20,7 +21,7 @@ namespace ftb::agent {
 // expects from other agents, and the keys it admits.
 struct CurveSetup {
   CurveClientKeys keys;
-  std::set<std::string> authorized;
+  curve::AuthorizedKeys authorized;  // key -> the uid its holder acts as (remote clients)
 };
 
 // std::nullopt when Curve is off (no --curve-key-file). Errors name the file

@@ -1,5 +1,6 @@
 #include "agent/control_service.h"
 
+#include "agent/verified_sender.h"
 #include "client/codec.h"
 
 namespace ftb::agent {
@@ -41,15 +42,13 @@ proto::Envelope ControlService::answer(const proto::Envelope& request, const Sen
 
 Principal ControlService::principalOf(const Sender& sender) const {
   Principal who = s_.admission.principalOf(sender);
-  if (who.peer && s_.policy.needsGroups()) who.groups = groupsOf(who.peer->uid);
+  if (auto uid = who.uid(); uid && s_.policy.needsGroups()) who.groups = groupsOf(*uid);
   return who;
 }
 
 bool ControlService::mayKnowOf(const Principal& who, const ClientSession& session) const {
   if (s_.admission.everyoneSeesEverything()) return true;
-  if (who.peer && (who.peer->uid == 0 || (session.peer && session.peer->uid == who.peer->uid))) {
-    return true;
-  }
+  if (auto uid = who.uid(); uid && (*uid == 0 || session.principal.uid() == uid)) return true;
   return s_.admission.maySee(who, session.event_space);
 }
 
@@ -91,13 +90,7 @@ proto::Envelope ControlService::clients(const proto::Envelope& request, const Se
     c->set_event_space(s->event_space);
     c->set_job_id(s->job_id);
     *c->mutable_origin() = s->origin;
-    auto* peer = c->mutable_peer();
-    peer->set_agent(s_.config.name);
-    if (s->peer) {
-      peer->set_uid(s->peer->uid);
-      peer->set_pid(s->peer->pid);
-      peer->set_credentials_known(true);
-    }
+    stampSender(*c->mutable_peer(), s_.config.name, s->principal);
     for (const auto& [sub_id, sub] : s->subscriptions) {
       auto* info = c->add_subscriptions();
       info->set_subscription_id(sub_id);

@@ -28,7 +28,7 @@ std::string nowText() {
 }  // namespace
 
 Result<std::unique_ptr<CurveAuthenticator>> CurveAuthenticator::start(
-    ZmqContext& context, std::set<std::string> authorized_keys) {
+    ZmqContext& context, curve::AuthorizedKeys authorized_keys) {
   Result<ZmqSocket> socket = ZmqSocket::open(context, ZmqType::kRep);
   Status s = socket.ok() ? socket->set(ZmqOption::kLinger, 0) : socket.status();
   if (s.ok()) s = socket->bind(kZapEndpoint);
@@ -37,7 +37,7 @@ Result<std::unique_ptr<CurveAuthenticator>> CurveAuthenticator::start(
       new CurveAuthenticator(std::move(socket).value(), std::move(authorized_keys)));
 }
 
-CurveAuthenticator::CurveAuthenticator(ZmqSocket socket, std::set<std::string> keys)
+CurveAuthenticator::CurveAuthenticator(ZmqSocket socket, curve::AuthorizedKeys keys)
     : socket_(std::move(socket)), keys_(std::move(keys)), thread_([this] { serve(); }) {}
 
 CurveAuthenticator::~CurveAuthenticator() {
@@ -48,6 +48,11 @@ CurveAuthenticator::~CurveAuthenticator() {
 std::string CurveAuthenticator::lastRefusal() const {
   std::lock_guard lock(mutex_);
   return last_refusal_;
+}
+
+std::optional<uint32_t> CurveAuthenticator::uidOf(const std::string& key) const {
+  auto it = keys_.find(key);
+  return it == keys_.end() ? std::nullopt : it->second;
 }
 
 // Wakes every 100 ms to notice stop_: the context outlives this thread, so

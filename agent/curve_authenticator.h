@@ -12,11 +12,12 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "client/curve_keys.h"
 #include "client/status.h"
 #include "client/zmq_socket.h"
 
@@ -26,20 +27,23 @@ class CurveAuthenticator {
  public:
   // Binds inproc://zeromq.zap.01 in `context` (one handler per context).
   static Result<std::unique_ptr<CurveAuthenticator>> start(ZmqContext& context,
-                                                           std::set<std::string> authorized_keys);
+                                                           curve::AuthorizedKeys authorized_keys);
   ~CurveAuthenticator();
 
   uint64_t refused() const { return refused_.load(); }
   uint64_t accepted() const { return accepted_.load(); }
   std::string lastRefusal() const;  // "key ... from 127.0.0.1 at 2026-..."; "" if none
+  // The uid the authorized keys map `key` to (the User-Id of a message ZAP
+  // admitted), if they do: a remote client acting as that local user.
+  std::optional<uint32_t> uidOf(const std::string& key) const;
 
  private:
-  CurveAuthenticator(ZmqSocket socket, std::set<std::string> keys);
+  CurveAuthenticator(ZmqSocket socket, curve::AuthorizedKeys keys);
   void serve();
   void answer(const std::vector<std::string>& request);
 
   ZmqSocket socket_;
-  const std::set<std::string> keys_;
+  const curve::AuthorizedKeys keys_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> refused_{0}, accepted_{0};
   mutable std::mutex mutex_;

@@ -1,5 +1,6 @@
 #include "agent/last_will.h"
 
+#include "agent/verified_sender.h"
 #include "client/names.h"
 
 namespace ftb::agent {
@@ -49,19 +50,13 @@ Result<std::optional<proto::Event>> lastWillFromHello(const proto::Hello& hello,
 
 proto::Event stampLastWill(proto::Event will, std::chrono::system_clock::time_point now,
                            const std::string& agent_name,
-                           const std::optional<PeerCredentials>& peer) {
+                           const Principal& who) {
   const auto since_epoch = now.time_since_epoch();
   const auto sec = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
   will.set_time_sec(sec.count());
   will.set_time_nsec(static_cast<int32_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - sec).count()));
-  auto* sender = will.mutable_sender();
-  sender->set_agent(agent_name);
-  if (peer) {
-    sender->set_uid(peer->uid);
-    sender->set_pid(peer->pid);
-    sender->set_credentials_known(true);
-  }
+  stampSender(*will.mutable_sender(), agent_name, who);
   return will;
 }
 
@@ -69,8 +64,8 @@ std::unordered_map<std::string, std::string> clientLostTags(const LostClient& lo
   std::unordered_map<std::string, std::string> tags{
       {"space", lost.event_space},
       {"client", lost.client_name},
-      {"pid", std::to_string(lost.peer ? lost.peer->pid : lost.origin_pid)},
-      {"uid", lost.peer ? std::to_string(lost.peer->uid) : std::string("unknown")},
+      {"pid", std::to_string(lost.who.peer ? lost.who.peer->pid : lost.origin_pid)},
+      {"uid", lost.who.uid() ? std::to_string(*lost.who.uid()) : std::string("unknown")},
       {"node", lost.node},
       {"why", lost.why},
       {"will", lost.will_published ? "1" : "0"},

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "agent/peer_credentials.h"
+#include "agent/namespace_policy.h"
 #include "client/status.h"
 #include "proto/ftb.pb.h"
 
@@ -35,7 +35,7 @@ Result<std::optional<proto::Event>> lastWillFromHello(const proto::Hello& hello,
 // sender filled in.
 proto::Event stampLastWill(proto::Event will, std::chrono::system_clock::time_point now,
                            const std::string& agent_name,
-                           const std::optional<PeerCredentials>& peer);
+                           const Principal& who);
 
 // What FTB_CLIENT_LOST says about a client that vanished (tags; the payload
 // repeats them as key=value words).
@@ -43,7 +43,7 @@ struct LostClient {
   std::string event_space;
   std::string client_name;
   std::string job_id;
-  std::optional<PeerCredentials> peer;  // unknown for TCP clients
+  Principal who;                        // pid known for local clients; uid also for mapped Curve ones
   uint32_t origin_pid = 0;              // what the client said in its Hello
   std::string node;                     // the agent's name (agents are named after their node)
   std::string why;                      // "socket closed" / "no heartbeat"

@@ -247,8 +247,11 @@ bool LocalStreamServer::trySend(const std::string& routing_id, std::string_view 
     }
     return true;
   }
-  if (c.backlog.size() >= max_backlog_) return false;
+  if (c.backlog.size() >= max_backlog_ || (!c.backlog.empty() && c.backlog_bytes + frame.size() > max_frame_)) {
+    return false;
+  }
   c.backlog.emplace_back(frame);
+  c.backlog_bytes += frame.size();
   watchWrites(c);
   return true;
 }
@@ -261,6 +264,7 @@ void LocalStreamServer::watchWrites(Connection& c) {
 void LocalStreamServer::writeBacklog(Connection& c) {
   c.writer.flush(c.fd);
   while (!c.backlog.empty() && !c.writer.failed() && c.writer.trySend(c.fd, c.backlog.front())) {
+    c.backlog_bytes -= c.backlog.front().size();
     c.backlog.pop_front();
   }
   if (c.writer.failed()) {
@@ -280,6 +284,7 @@ void LocalStreamServer::close(Connection& c, std::string_view why) {
   }
   c.fd = -1;
   c.backlog.clear();
+  c.backlog_bytes = 0;
   closed_.push_back(c.routing_id);
 }
 

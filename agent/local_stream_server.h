@@ -49,7 +49,9 @@ class LocalStreamServer {
   // Binds the socket file (mode 0666: who may say what is the policy's job).
   // A file left by a dead agent is replaced; one a live agent answers on is not.
   // `backlog_frames`: frames a connection may hold beyond what its socket takes
-  // (as ZeroMQ's pipe holds socket-hwm frames) before trySend says full.
+  // (as ZeroMQ's pipe holds socket-hwm frames) before trySend says full; it
+  // also says full once they hold `max_frame_bytes` (a peer that never reads
+  // costs at most that, whatever it asks for).
   // The listening socket and every connection are watched in `poller`, which
   // outlives the server.
   // A connection over `limits`, or one the process has no descriptor for, is
@@ -97,6 +99,7 @@ class LocalStreamServer {
     wire::StreamFrameReader reader;
     wire::StreamFrameWriter writer;
     std::deque<std::string> backlog;  // frames after the one the writer holds, in order
+    std::size_t backlog_bytes = 0;
     bool readable = false;  // the poller said so and a read has not yet found it empty
     bool queued = false;    // in ready_
     std::chrono::steady_clock::time_point last_frame;  // accept, then each whole frame read

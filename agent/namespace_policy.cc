@@ -131,11 +131,11 @@ bool NamespacePolicy::matches(const Who& who, const Principal& p) {
   using K = Who::Kind;
   switch (who.kind) {
     case K::kAnyone: return true;
-    case K::kUid:
+    case K::kUid: return p.uid() == who.id;
     case K::kSelf: return p.peer && p.peer->uid == who.id;
     case K::kGid:
-      return p.peer && (p.peer->gid == who.id ||
-                        std::find(p.groups.begin(), p.groups.end(), who.id) != p.groups.end());
+      return (p.peer && p.peer->gid == who.id) ||
+             (p.uid() && std::find(p.groups.begin(), p.groups.end(), who.id) != p.groups.end());
     case K::kLocal: return p.peer.has_value();
     case K::kRemote: return !p.peer;
     case K::kCurve: return !p.peer && p.curve_authenticated;
@@ -173,6 +173,12 @@ std::string NamespacePolicy::whoMay(Action action, const std::string& space) con
   std::string out;
   for (const Who& w : rule->who) out += (out.empty() ? "" : " ") + w.text;
   return out;
+}
+
+std::string Principal::describe() const {
+  if (peer) return "uid " + std::to_string(peer->uid);
+  if (curve_uid) return "uid " + std::to_string(*curve_uid) + " (Curve key)";
+  return "a remote client";
 }
 
 std::vector<gid_t> groupsOf(uint32_t uid) {

@@ -11,7 +11,8 @@
 // `FTB.JL.*` (FTB.JL and everything below it), `FTB.AGENT*` (every namespace
 // whose name starts so), or one exact namespace.
 // Principals: `*` anyone; `uid=N`, `user=NAME`, `gid=N`, `group=NAME` (primary
-// or supplementary group) for local clients; `self` local clients running as
+// or supplementary group) for local clients and for TCP clients whose Curve
+// key the authorized keys map to a uid; `self` local clients running as
 // the agent's own user; `local` any local (IPC) client; `remote` any TCP
 // client; `curve` TCP clients authenticated with an authorized Curve key.
 // Threading: immutable after parse(); used by the agent's event-loop thread.
@@ -30,9 +31,15 @@ namespace ftb::agent {
 
 // Who a client is, as far as the agent can tell.
 struct Principal {
-  std::optional<PeerCredentials> peer;  // set for IPC clients (kernel-verified)
-  std::vector<gid_t> groups;            // supplementary groups of peer->uid (if looked up)
+  std::optional<PeerCredentials> peer;  // set for local clients (kernel-verified)
+  std::optional<uint32_t> curve_uid;    // a TCP client whose Curve key the authorized keys map to a uid
+  std::vector<gid_t> groups;            // groups of uid() (if looked up)
   bool curve_authenticated = false;     // a TCP client whose Curve key is authorized
+
+  // The verified uid: the kernel's for a local client, its key's for a mapped Curve client.
+  std::optional<uint32_t> uid() const { return peer ? std::optional<uint32_t>(peer->uid) : curve_uid; }
+  // For messages: "uid 1000", "uid 1000 (Curve key)", "a remote client".
+  std::string describe() const;
 };
 
 class NamespacePolicy {

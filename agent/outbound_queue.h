@@ -27,6 +27,9 @@ class OutboundQueue {
   void pop();
 
   std::size_t queuedEvents() const { return queued_events_; }
+  // Bytes of the replies queued (frames of 0 events), which push never refuses:
+  // the agent bounds them by ending a session that lets them pile up.
+  std::size_t queuedReplyBytes() const { return queued_reply_bytes_; }
 
   // Missed events not yet reported to the client, in all ...
   uint64_t missedPending() const { return missed_pending_; }
@@ -52,6 +55,7 @@ class OutboundQueue {
   std::size_t capacity_events_;
   std::deque<Entry> frames_;
   std::size_t queued_events_ = 0;
+  std::size_t queued_reply_bytes_ = 0;
   uint64_t missed_pending_ = 0;
   uint64_t missed_total_ = 0;
   std::map<uint32_t, uint64_t> missed_by_subscription_;

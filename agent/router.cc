@@ -33,12 +33,14 @@ void Router::route(const RoutedEventPtr& routed) {
   const std::vector<SubscriptionIndex::Match>& matches = matches_;
   if (matches.empty() && inbox_owner == nullptr) return;
   const Metered metered = meter(event);
+  const std::string told_of(namespaceToldOf(event));
   std::vector<uint32_t>& ids = ids_;
   for (std::size_t i = 0; i < matches.size();) {
     auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
     ids.clear();
     for (; i < matches.size() && matches[i].owner == session; ++i) ids.push_back(matches[i].id);
-    if (!mayReceive(*session, event.event_space())) {
+    if (!mayReceive(*session, event.event_space()) ||
+        (!told_of.empty() && !mayReceive(*session, told_of))) {
       metered.series->withheld->Increment();
       continue;
     }
@@ -112,7 +114,7 @@ bool Router::mayReceive(ClientSession& session, const std::string& event_space) 
     if (!it->second) {
       p_.log.warn("policy-subscribe", "client '{}' ({}) may not receive events of {}: withheld by the "
                   "namespace policy", session.client_name,
-                  session.peer ? "uid " + std::to_string(session.peer->uid) : std::string("remote"),
+                  session.principal.describe(),
                   event_space);
     }
   }

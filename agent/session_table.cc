@@ -82,6 +82,14 @@ std::vector<std::string> SessionTable::silentFor(std::chrono::milliseconds timeo
   return silent;
 }
 
+std::size_t SessionTable::subscriptionsOf(uint32_t uid) const {
+  std::size_t held = 0;
+  for (const auto& [id, s] : sessions_) {
+    if (s->principal.uid() == uid) held += s->subscriptions.size();
+  }
+  return held;
+}
+
 void SessionTable::forgetDeparted(std::chrono::milliseconds keep) {
   const auto now = clock_.steadyNow();
   std::erase_if(known_, [&](const auto& entry) {

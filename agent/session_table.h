@@ -79,6 +79,8 @@ class SessionTable {
 
   // Routing ids of the sessions not seen for longer than `timeout`.
   std::vector<std::string> silentFor(std::chrono::milliseconds timeout) const;
+  // Subscriptions held by the sessions of `uid` (Principal::uid) together.
+  std::size_t subscriptionsOf(uint32_t uid) const;
   // Forgets the keys of publishers departed longer than `keep` ago.
   void forgetDeparted(std::chrono::milliseconds keep);
   std::size_t knownPublishers() const { return known_.size(); }

@@ -57,6 +57,12 @@ const std::array kSettings = {
             R::kLive},
     Setting{"max-subscriptions-per-client", &C::max_subscriptions_per_client,
             "Subscriptions one client may hold", "", R::kLive},
+    Setting{"max-subscriptions-per-uid", &C::max_subscriptions_per_uid,
+            "Subscriptions all clients of one user may hold together (root and the agent's own "
+            "user: no limit); 0: no limit",
+            "", R::kLive, NumberRange{0, 1u << 24}, {},
+            "A remote client counts under the uid its Curve key is mapped to; anonymous remote "
+            "clients are held to max-subscriptions-per-client alone (docs/SECURITY.md)."},
     Setting{"max-connections-per-uid", &C::max_connections_per_uid,
             "Connections one user may hold on the local stream socket (root and the agent's own "
             "user: no limit); 0: no limit",

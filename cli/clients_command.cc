@@ -26,6 +26,7 @@ void printJson(const proto::ClientsReply& reply) {
     j.key("pid").value(c.peer().pid());
     j.key("agent").value(c.peer().agent());
     j.key("credentials_known").value(c.peer().credentials_known());
+    j.key("uid_known").value(c.peer().uid_known());
     j.endObject();
     j.key("subscriptions").beginArray();
     for (const auto& s : c.subscriptions()) {
@@ -72,7 +73,7 @@ void printTable(const proto::ClientsReply& reply, bool with_header) {
     t.addRow({printable(c.client_name()), printable(c.event_space()),
               c.job_id().empty() ? "-" : printable(c.job_id()),
               printable(c.origin().host()) + "/" + std::to_string(c.origin().pid()),
-              c.peer().credentials_known() ? std::to_string(c.peer().uid()) : "-",
+              c.peer().uid_known() ? std::to_string(c.peer().uid()) : "-",
               formatDuration(now_ms > c.connected_ms() ? now_ms - c.connected_ms() : 0) + " ago",
               std::to_string(c.events_published()), std::to_string(c.events_delivered()),
               std::to_string(c.events_dropped()), std::to_string(c.queue_depth()),

@@ -8,7 +8,7 @@ namespace {
 // A Z85 public key as is, or the one key in a file (a .pub written by keygen).
 Result<std::string> serverKeyFrom(const std::string& value) {
   if (curve::isKey(value)) return value;
-  Result<std::set<std::string>> keys = curve::loadAuthorizedKeys(value);
+  Result<curve::AuthorizedKeys> keys = curve::loadAuthorizedKeys(value);
   if (!keys.ok()) {
     return failedPrecondition("--curve-server-key '" + value +
                               "' is neither a Curve public key (40 Z85 characters) nor a "
@@ -20,7 +20,7 @@ Result<std::string> serverKeyFrom(const std::string& value) {
                               std::to_string(keys->size()) +
                               " keys; it must hold exactly one (the agents' public key)");
   }
-  return *keys->begin();
+  return keys->begin()->first;
 }
 
 }  // namespace

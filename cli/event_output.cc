@@ -72,6 +72,7 @@ std::string eventJson(const Event& event) {
   j.key("pid").value(event.sender.pid);
   j.key("agent").value(event.sender.agent);
   j.key("credentials_known").value(event.sender.credentials_known);
+  j.key("uid_known").value(event.sender.uid_known);
   j.endObject();
   if (isValidUtf8(event.payload)) {
     j.key("payload").value(event.payload);

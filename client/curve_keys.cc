@@ -1,10 +1,12 @@
 #include "client/curve_keys.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -108,16 +110,56 @@ Result<std::string> loadSecretKeyFile(const std::string& path) {
   return lines.front();
 }
 
-Result<std::set<std::string>> loadAuthorizedKeys(const std::string& path) {
+namespace {
+
+// The uid a `uid=N` or `user=NAME` word names.
+Result<uint32_t> mappedUid(const std::string& word) {
+  const std::size_t eq = word.find('=');
+  const std::string kind = word.substr(0, eq), value = word.substr(eq + 1);
+  if (kind == "uid") {
+    uint32_t uid = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), uid);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || uid == UINT32_MAX) {
+      return invalidArgument("'" + word + "' is not a uid (a number below 4294967295)");
+    }
+    return uid;
+  }
+  if (kind == "user") {
+    const passwd* pw = getpwnam(value.c_str());
+    if (pw == nullptr) return invalidArgument("'" + word + "' names no user of this node");
+    return static_cast<uint32_t>(pw->pw_uid);
+  }
+  return invalidArgument("'" + word + "' is not a mapping (uid=N or user=NAME)");
+}
+
+}  // namespace
+
+Result<AuthorizedKeys> loadAuthorizedKeys(const std::string& path) {
   std::ifstream in(path);
   if (!in) return failedPrecondition("cannot read authorized keys file " + path);
-  std::set<std::string> keys;
-  for (const std::string& key : keyLines(in)) {
+  AuthorizedKeys keys;
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    std::istringstream words(line);
+    std::string key, word;
+    if (!(words >> key) || key[0] == '#') continue;
+    const std::string where = "authorized keys file " + path + " line " + std::to_string(number) + ": ";
     if (!isKey(key)) {
-      return invalidArgument("authorized keys file " + path + ": '" + key +
-                             "' is not a Curve public key (40 Z85 characters)");
+      return invalidArgument(where + "'" + cutForMessage(key) + "' is not a Curve public key (40 Z85 characters)");
     }
-    keys.insert(key);
+    std::optional<uint32_t> uid;
+    while (words >> word) {
+      if (word.find('=') == std::string::npos) continue;  // a label
+      Result<uint32_t> mapped = mappedUid(word);
+      if (!mapped.ok()) return invalidArgument(where + mapped.status().message());
+      if (uid) return invalidArgument(where + "maps the key twice; give one uid= or user=");
+      uid = *mapped;
+    }
+    auto [it, fresh] = keys.try_emplace(key, uid);
+    if (!fresh && it->second != uid) {
+      return invalidArgument(where + "lists key " + key + " again with another mapping");
+    }
   }
   return keys;
 }

@@ -2,14 +2,17 @@
 // A key file holds one secret key on its first line (lines starting with # are
 // comments; a key may itself contain #)
 // and must be owned by root (or the user reading it) and readable by its owner
-// only; an authorized-keys file lists public keys, one per line.
+// only; an authorized-keys file lists public keys, one per line, each
+// optionally mapped to the local user its holder acts as (`uid=N`, `user=NAME`).
 //
 //   auto pair = ftb::curve::generateKeyPair();         // ftbctl keygen
 //   auto secret = ftb::curve::loadSecretKeyFile("/etc/ftb/agent.key");
 //   std::string pub = ftb::curve::publicKeyOf(*secret).value();
 #pragma once
 
-#include <set>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "client/status.h"
@@ -32,9 +35,14 @@ bool isKey(const std::string& z85);
 // their unit); kFailedPrecondition when it cannot be read, with the errno text
 // and what to do; kInvalidArgument when it holds no key. Messages name the file.
 Result<std::string> loadSecretKeyFile(const std::string& path);
-// Public keys, one per line (lines starting with # are comments, and text after
-// the key on a line is ignored); a bad line is kInvalidArgument.
-Result<std::set<std::string>> loadAuthorizedKeys(const std::string& path);
+// An authorized public key -> the uid its holder acts as, if the file maps it.
+using AuthorizedKeys = std::map<std::string, std::optional<uint32_t>>;
+// Public keys, one per line (lines starting with # are comments). After the
+// key, `uid=N` or `user=NAME` maps it to a local user (names are resolved
+// now); other words are a label and ignored. A bad key, an unknown user, a
+// mapping that is neither, two on one line, or one key listed with two
+// mappings is kInvalidArgument naming the line.
+Result<AuthorizedKeys> loadAuthorizedKeys(const std::string& path);
 
 // Writes `pair` as <base>.key (secret, mode 0600) and <base>.pub (0644).
 Status writeKeyFiles(const KeyPair& pair, const std::string& base);

@@ -41,6 +41,10 @@ bool readSender(std::string_view bytes, VerifiedSender& sender) {
       sender.credentials_known = flag != 0;
       return true;
     }
+    if (field == 5 && type == kVarint && in.varint(flag)) {
+      sender.uid_known = flag != 0;
+      return true;
+    }
     return false;
   });
 }

@@ -38,13 +38,16 @@ struct EventId {
   bool operator==(const EventId&) const = default;
 };
 
-// Who the accepting agent saw publish the event (from the IPC socket's peer
-// credentials); credentials_known is false for TCP clients.
+// Who the accepting agent saw publish the event: uid and pid from the kernel
+// for a local client (credentials_known); for a TCP client the uid its Curve
+// key is mapped to, if the agent maps it (uid_known without credentials_known),
+// else nothing (docs/SECURITY.md, "Who a client is").
 struct VerifiedSender {
   uint32_t uid = 0;
   uint32_t pid = 0;
   std::string agent;
   bool credentials_known = false;
+  bool uid_known = false;
   bool operator==(const VerifiedSender&) const = default;
 };
 

@@ -39,12 +39,13 @@ void toProto(const Event& event, proto::Event* out) {
   out->set_type(event.type == EventType::kResponse ? proto::RESPONSE : proto::NORMAL);
   if (event.response_to) toProto(*event.response_to, out->mutable_response_to());
   for (const auto& [key, value] : event.tags) (*out->mutable_tags())[key] = value;
-  if (!event.sender.agent.empty() || event.sender.credentials_known) {
+  if (!event.sender.agent.empty() || event.sender.credentials_known || event.sender.uid_known) {
     auto* sender = out->mutable_sender();
     sender->set_uid(event.sender.uid);
     sender->set_pid(event.sender.pid);
     sender->set_agent(event.sender.agent);
     sender->set_credentials_known(event.sender.credentials_known);
+    sender->set_uid_known(event.sender.uid_known);
   }
 }
 
@@ -73,7 +74,8 @@ Event fromProto(proto::Event&& event) {
                               .pid = event.sender().pid(),
                               .agent = event.has_sender() ? std::move(*event.mutable_sender()->mutable_agent())
                                                           : std::string(),
-                              .credentials_known = event.sender().credentials_known()};
+                              .credentials_known = event.sender().credentials_known(),
+                              .uid_known = event.sender().uid_known()};
   return out;
 }
 

@@ -2,7 +2,7 @@
 // a Publish, straight from their bytes. Decoding them with protobuf built an
 // Envelope, copied each event's bytes out of it, and parsed each event with
 // protobuf's generic parser: about a third of the agent's instructions per
-// event (bench/README.md, "Publish frames read by hand").
+// event (bench/results/2026-11-28-event-path-history.md, "Publish frames read by hand").
 //
 // As client/deliver_reader.h, it reads only the plain form: every field known
 // with its declared wire type, strings in ASCII, the Publish once. Anything

@@ -16,11 +16,15 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "client/control_client.h"
 #include "tests/integration/nobody_child.h"
+#include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
+#include "tests/support/prometheus_text.h"
 #include "tests/support/test_clients.h"
 
 using namespace std::chrono_literals;
@@ -66,7 +70,50 @@ std::string flood(const std::string& input) {
   return "connected " + std::to_string(fds.size()) + " closed " + std::to_string(closed()) + "\n";
 }
 
+// In the child (uid nobody): two clients on ENDPOINT subscribe, the first 6
+// times, the second until it is refused; reports "held N: <the refusal>".
+std::string subscribeUntilRefused(const std::string& endpoint) {
+  auto first = ftb::Client::connect({.event_space = "FTB.NOBODY.A", .client_name = "a", .agent_endpoint = endpoint});
+  auto second = ftb::Client::connect({.event_space = "FTB.NOBODY.B", .client_name = "b", .agent_endpoint = endpoint});
+  if (!first.ok() || !second.ok()) return "connect failed\n";
+  int held = 0;
+  for (int i = 0; i < 6; ++i) {
+    if (!(*first)->subscribe({.filter = "event_name=E" + std::to_string(i), .polling = true}).ok()) {
+      return "the first client was refused at " + std::to_string(i) + "\n";
+    }
+    ++held;
+  }
+  for (int i = 0; i < 100; ++i) {
+    auto sub = (*second)->subscribe({.filter = "event_name=F" + std::to_string(i), .polling = true});
+    if (!sub.ok()) return "held " + std::to_string(held) + ": " + sub.status().toString() + "\n";
+    ++held;
+  }
+  return "never refused\n";
+}
+
 std::string streamPath(const AgentProcess& agent) { return agent.streamEndpoint().substr(7); }
+
+// The agent's resident memory, KiB.
+long residentKib(const AgentProcess& agent) {
+  std::ifstream status("/proc/" + std::to_string(agent.pid()) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  BOOST_FAIL("no VmRSS for the agent");
+  return 0;
+}
+
+// Whether a client named `name` holds a session on the agent.
+bool hasClient(const AgentProcess& agent, const std::string& name) {
+  auto control = ftb::ControlClient::connect(agent.streamEndpoint());
+  BOOST_REQUIRE(control.ok());
+  auto clients = control->clients(10s);
+  BOOST_REQUIRE(clients.ok());
+  for (const auto& c : clients->clients()) {
+    if (c.client_name() == name) return true;
+  }
+  return false;
+}
 
 // Root's own client still connects, publishes and hears its event back.
 void rootIsServed(const std::string& endpoint) {
@@ -87,12 +134,36 @@ BOOST_AUTO_TEST_CASE(a_user_is_held_to_its_connection_limit) {
   NobodyChild nobody(flood);  // forked before any SDK thread starts
   // Held connections that say nothing would be closed after --client-timeout-ms
   // (the last case): the longest one keeps them for the count.
-  AgentProcess agent({"--max-connections-per-uid=20", "--client-timeout-ms=3600000"});
+  AgentProcess agent({"--max-connections-per-uid=20", "--client-timeout-ms=3600000",
+                      "--metrics-listen=127.0.0.1:0"});
   BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);  // let nobody reach the socket
   // The first 20 are held, the other 40 refused.
   const std::string report = nobody.run(streamPath(agent) + " 60 40");
   BOOST_TEST(report == "connected 60 closed 40\n", report);
   rootIsServed(agent.streamEndpoint());  // root has no per-uid limit
+  // Counted where operators look (the housekeeping turn copies the count).
+  BOOST_TEST(ftb::testing::waitFor([&] {
+    return ftb::testing::scrapeMetrics(agent.metricsAddress())
+               .sum("ftb_agent_refusals_total", {{"reason", "connection"}}) == 40;
+  }));
+}
+
+// Many clients of one user cannot multiply the per-client subscription bound.
+BOOST_AUTO_TEST_CASE(a_users_clients_together_are_held_to_its_subscription_limit) {
+  BOOST_REQUIRE_MESSAGE(geteuid() == 0, "this test runs as root (CI does) to drop to uid 65534");
+  NobodyChild nobody(subscribeUntilRefused);
+  AgentProcess agent({"--max-subscriptions-per-uid=10"});
+  BOOST_REQUIRE(chmod(agent.dir().c_str(), 0755) == 0);
+  const std::string report = nobody.run(agent.streamEndpoint());
+  BOOST_TEST(report.rfind("held 10: RESOURCE_EXHAUSTED", 0) == 0u, report);
+  BOOST_TEST(report.find("uid 65534 already holds 10 subscriptions on this agent, its --max-subscriptions-per-uid") !=
+                 std::string::npos,
+             report);
+  // Root has no per-user limit.
+  auto root = ftb::testing::connectOrFail(agent.streamEndpoint(), "FTB.LIMITS.TEST", "root");
+  for (int i = 0; i < 20; ++i) {
+    BOOST_TEST(root->subscribe({.filter = "event_name=R" + std::to_string(i), .polling = true}).ok());
+  }
 }
 
 // The finding: a connection that announced a 64 KiB frame and sent one byte of
@@ -109,6 +180,38 @@ BOOST_AUTO_TEST_CASE(a_connection_without_a_session_that_sends_no_whole_frame_is
   BOOST_REQUIRE(::write(half, header, sizeof(header)) == static_cast<ssize_t>(sizeof(header)));
   BOOST_TEST(ftb::testing::waitFor([&] { return closedByAgent(half); }));
   ::close(half);
+}
+
+// The finding: each 7-byte history query whose ~4 MiB reply was never read
+// kept its reply (150 of them: +508 MiB). A connection's backlog is bounded
+// in bytes (16 x max-payload-bytes, at least 16 MiB), replies beyond it are
+// not kept for a peer without a session, and a client with a session that lets
+// its replies pile up past that bound is lost.
+BOOST_AUTO_TEST_CASE(a_peer_that_asks_and_never_reads_costs_a_bounded_amount) {
+  // Silence alone never ends the raw asker (it sends no heartbeat).
+  AgentProcess agent({"--history-bytes=8388608", "--history-events=100000", "--client-timeout-ms=3600000"});
+  auto pub = ftb::testing::connectOrFail(agent.streamEndpoint(), "FTB.LIMITS.TEST", "pub");
+  BOOST_REQUIRE(pub->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+  const std::string kib(1024, 'x');
+  for (int i = 0; i < 4000; ++i) BOOST_REQUIRE(pub->publish("NOTE", kib).ok());
+  BOOST_REQUIRE(pub->flush(30s).ok());
+  const long before = residentKib(agent);
+
+  ftb::proto::Envelope query;
+  query.mutable_history_query();
+  ftb::testing::RawPeer sessionless(agent.streamEndpoint());
+  for (int i = 0; i < 100; ++i) sessionless.send(query);
+  ftb::testing::RawPeer asker(agent.streamEndpoint());
+  auto hello = asker.call(ftb::testing::makeHello({.client_name = "asker", .event_space = "FTB.LIMITS.TEST"}, {}));
+  BOOST_REQUIRE(hello && hello->has_hello_reply());
+  for (int i = 0; i < 100; ++i) asker.send(query);
+
+  // Both were answered as far as the bound goes, then the asker was lost.
+  BOOST_TEST(ftb::testing::waitFor([&] { return !hasClient(agent, "asker"); }, 60s));
+  rootIsServed(agent.streamEndpoint());
+  // 200 replies of ~4 MiB each would be ~800 MiB; the bounds keep it to a few tens.
+  const long grown_mib = (residentKib(agent) - before) / 1024;
+  BOOST_TEST(grown_mib < 100, "the agent grew by " << grown_mib << " MiB");
 }
 
 BOOST_AUTO_TEST_CASE(out_of_descriptors_the_agent_refuses_the_excess_and_keeps_serving) {

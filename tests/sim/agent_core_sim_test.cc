@@ -144,7 +144,6 @@ class World {
     s->routing_id = c->routing_id;
     s->publisher_key = c->publisher_key;
     s->client_name = c->routing_id;
-    s->peer = sender.local;
     s->principal = admission_.principalOf(sender);
     sessions_.add(std::move(s), sender);
     clients_.push_back(std::move(c));

@@ -8,6 +8,8 @@
 
 #include <sys/stat.h>
 
+#include <fstream>
+
 #include "client/client.h"
 #include "client/control_client.h"
 #include "client/curve_keys.h"
@@ -175,6 +177,88 @@ BOOST_AUTO_TEST_CASE(remote_clients_need_an_authorized_key) {
   BOOST_REQUIRE((*client)->publish("FTB_IPMI_NORMAL", "node1").ok());
   BOOST_REQUIRE((*client)->flush(5s).ok());
   BOOST_TEST((*client)->stats().agent_errors == 0u, (*client)->stats().last_agent_error);
+}
+
+// A remote client's identity comes from its credential: a key the authorized
+// keys map to a uid acts as that uid under the namespace policy, and its
+// events carry that uid (uid_known, no pid); an unmapped key is anonymous.
+BOOST_AUTO_TEST_CASE(a_key_mapped_to_a_uid_acts_as_that_uid) {
+  Keys keys;
+  const std::string authorized = keys.dir.path() + "/authorized";
+  std::ofstream(authorized) << keys.cluster.public_key << " the agents\n"
+                            << keys.wrong.public_key << " team-a uid=4242\n";
+  const auto anonymous = ftb::curve::generateKeyPair().value();
+  std::ofstream(authorized, std::ios::app) << anonymous.public_key << " a monitor\n";
+  const std::string policy = keys.dir.path() + "/policy.conf";
+  std::ofstream(policy) << "publish FTB.TEAM.* uid=4242\npublish * *\nsubscribe * *\n";
+  AgentProcess a({"--curve-key-file=" + keys.clusterKey(), "--curve-authorized-keys=" + authorized,
+                  "--policy-file=" + policy});
+
+  auto sub = connectOrFail(a.ipcEndpoint(), "FTB.TEST.SUB", "sub");
+  auto id = sub->subscribe({.filter = "event_space=FTB.TEAM.A", .polling = true});
+  BOOST_REQUIRE(id.ok());
+  const auto remote = [&](const ftb::curve::KeyPair& pair, const std::string& name) {
+    auto c = ftb::Client::connect({.event_space = "FTB.TEAM.A",
+                                   .client_name = name,
+                                   .agent_endpoint = a.tcpEndpoint(),
+                                   .connect_timeout = 10s,
+                                   .curve_server_key = keys.cluster.public_key,
+                                   .curve_public_key = pair.public_key,
+                                   .curve_secret_key = pair.secret_key});
+    BOOST_REQUIRE_MESSAGE(c.ok(), c.status().toString());
+    BOOST_REQUIRE((*c)->declare({{"NOTE", ftb::Severity::kInfo}}).ok());
+    return std::move(c).value();
+  };
+
+  auto team = remote(keys.wrong, "team-a");
+  BOOST_REQUIRE(team->publish("NOTE", "as 4242").ok());
+  BOOST_REQUIRE(team->flush(10s).ok());
+  BOOST_TEST(team->stats().agent_errors == 0u, team->stats().last_agent_error);
+  auto got = sub->poll(*id, 10s);
+  BOOST_REQUIRE(got.ok() && got->has_value());
+  const ftb::VerifiedSender& sender = (**got).event.sender;
+  BOOST_TEST((**got).event.payload == "as 4242");
+  BOOST_TEST(sender.uid == 4242u);
+  BOOST_TEST(sender.uid_known);
+  BOOST_TEST(!sender.credentials_known);
+  BOOST_TEST(sender.pid == 0u);
+
+  auto stranger = remote(anonymous, "monitor");
+  BOOST_REQUIRE(stranger->publish("NOTE", "anonymous").ok());
+  BOOST_REQUIRE(stranger->flush(10s).ok());
+  BOOST_TEST(stranger->stats().agent_errors == 1u);
+  BOOST_TEST(stranger->stats().last_agent_error.find(
+                 "publishing into FTB.TEAM.A is not allowed for a remote client") != std::string::npos,
+             stranger->stats().last_agent_error);
+
+  // ftbctl clients shows the mapped uid, and no uid for the anonymous client.
+  auto control = ftb::ControlClient::connect(a.ipcEndpoint());
+  BOOST_REQUIRE(control.ok());
+  auto clients = control->clients(5s);
+  BOOST_REQUIRE(clients.ok());
+  int seen = 0;
+  for (const auto& c : clients->clients()) {
+    if (c.client_name() == "team-a") {
+      ++seen;
+      BOOST_TEST(c.peer().uid_known());
+      BOOST_TEST(c.peer().uid() == 4242u);
+    } else if (c.client_name() == "monitor") {
+      ++seen;
+      BOOST_TEST(!c.peer().uid_known());
+    }
+  }
+  BOOST_TEST(seen == 2);
+}
+
+// The agents' key acts for no user: a mapping for it stops the agent at start.
+BOOST_AUTO_TEST_CASE(a_uid_for_the_agents_key_is_refused) {
+  Keys keys;
+  const std::string authorized = keys.dir.path() + "/authorized";
+  std::ofstream(authorized) << keys.cluster.public_key << " uid=0\n";
+  const auto [code, said] = checkConfig({"--curve-key-file=" + keys.clusterKey(),
+                                         "--curve-authorized-keys=" + authorized});
+  BOOST_TEST(code != 0);
+  BOOST_TEST(said.find("maps the agents' key") != std::string::npos, said);
 }
 
 BOOST_AUTO_TEST_CASE(a_key_file_readable_by_others_stops_the_agent) {

@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(status_counts_clients_subscriptions_history_and_uptime) {
 BOOST_AUTO_TEST_CASE(clients_lists_each_session_with_its_credentials_and_subscriptions) {
   Fixture f;
   auto s = client("r1", "watcher");
-  s->peer = PeerCredentials{.uid = 1000, .gid = 1000, .pid = 321};
+  s->principal.peer = PeerCredentials{.uid = 1000, .gid = 1000, .pid = 321};
   s->subscriptions[5] = Subscription{5, *ftb::Filter::parse("event_space=FTB.MPI.*")};
   s->declared["E_ONE"] = proto::WARNING;
   s->events_published = 3;
@@ -210,12 +210,12 @@ BOOST_AUTO_TEST_CASE(clients_and_status_show_others_only_where_the_asker_may_sub
   Fixture f("publish * *\nsubscribe FTB.SECRET.* uid=0\nsubscribe * *\n");
   auto secret = client("r1", "keeper");
   secret->event_space = "FTB.SECRET.KEYS";
-  secret->peer = PeerCredentials{.uid = 0, .gid = 0, .pid = 10};
+  secret->principal.peer = PeerCredentials{.uid = 0, .gid = 0, .pid = 10};
   secret->subscriptions[1] = Subscription{1, *ftb::Filter::parse("")};
   f.sessions.add(std::move(secret), local(0));
   auto mine = client("r2", "mine");
   mine->event_space = "FTB.SECRET.MINE";
-  mine->peer = PeerCredentials{.uid = 1000, .gid = 1000, .pid = 11};
+  mine->principal.peer = PeerCredentials{.uid = 1000, .gid = 1000, .pid = 11};
   f.sessions.add(std::move(mine), local(1000));
   f.sessions.add(client("r3", "open"), local(0));  // FTB.TEST
 

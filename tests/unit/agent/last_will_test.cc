@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(an_oversized_or_badly_named_will_is_refused) {
 
 BOOST_AUTO_TEST_CASE(the_lost_notice_says_who_with_kernel_credentials_when_known) {
   auto tags = clientLostTags({.event_space = "FTB.MPI.FTBCKPT", .client_name = "ftbckpt-r3", .job_id = "J1",
-                              .peer = ftb::agent::PeerCredentials{.uid = 1000, .gid = 1000, .pid = 4321},
+                              .who = {.peer = ftb::agent::PeerCredentials{.uid = 1000, .gid = 1000, .pid = 4321}},
                               .origin_pid = 1, .node = "n2", .why = "its process exited",
                               .will_published = true});
   BOOST_TEST(tags.at("pid") == "4321");
@@ -92,4 +92,7 @@ BOOST_AUTO_TEST_CASE(the_lost_notice_says_who_with_kernel_credentials_when_known
   BOOST_TEST(remote.at("pid") == "77");
   BOOST_TEST(remote.at("uid") == "unknown");
   BOOST_TEST(remote.count("job") == 0u);
+  auto mapped = clientLostTags({.client_name = "x", .who = {.curve_uid = 1000}, .origin_pid = 77, .node = "n1"});
+  BOOST_TEST(mapped.at("pid") == "77");
+  BOOST_TEST(mapped.at("uid") == "1000");
 }

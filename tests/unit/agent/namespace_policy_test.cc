@@ -58,6 +58,29 @@ BOOST_AUTO_TEST_CASE(first_matching_rule_decides_and_no_rule_refuses) {
   BOOST_TEST(p->allows(A::kPublish, "FTB.SITE.OTHER", member));
 }
 
+// A TCP client whose Curve key the authorized keys map to a uid is that uid
+// for uid=, user=, gid= and group= rules; never `self` or `local`.
+BOOST_AUTO_TEST_CASE(a_mapped_curve_key_matches_uid_and_group_rules_only) {
+  auto p = NamespacePolicy::parse(
+      "publish FTB.TEAM.* uid=4242\n"
+      "publish FTB.GROUP.* gid=50\n"
+      "publish FTB.MINE.* self\n"
+      "publish FTB.LOCAL.* local\n",
+      "test");
+  BOOST_REQUIRE_MESSAGE(p.ok(), p.status().message());
+  Principal mapped{.curve_uid = 4242, .curve_authenticated = true};
+  BOOST_TEST((mapped.uid() == std::optional<uint32_t>(4242)));
+  BOOST_TEST(mapped.describe() == "uid 4242 (Curve key)");
+  BOOST_TEST(p->allows(A::kPublish, "FTB.TEAM.A", mapped));
+  BOOST_TEST(!p->allows(A::kPublish, "FTB.TEAM.A", remote(true)));
+  BOOST_TEST(!p->allows(A::kPublish, "FTB.GROUP.A", mapped));
+  mapped.groups = {50};
+  BOOST_TEST(p->allows(A::kPublish, "FTB.GROUP.A", mapped));
+  Principal as_agent_user{.curve_uid = static_cast<uint32_t>(geteuid()), .curve_authenticated = true};
+  BOOST_TEST(!p->allows(A::kPublish, "FTB.MINE.A", as_agent_user));
+  BOOST_TEST(!p->allows(A::kPublish, "FTB.LOCAL.A", as_agent_user));
+}
+
 BOOST_AUTO_TEST_CASE(patterns_are_normalised) {
   auto p = NamespacePolicy::parse("publish ftb.lower.* uid=1\npublish * *\n", "test");
   BOOST_REQUIRE(p.ok());

@@ -58,7 +58,6 @@ struct Fixture {
     s->client_name = id;
     Sender sender;
     sender.local = PeerCredentials{.uid = uid, .gid = uid, .pid = uid + 1};
-    s->peer = sender.local;
     s->principal = admission.principalOf(sender);
     ClientSession& added = sessions.add(std::move(s), sender);
     uint32_t sub = 0;
@@ -157,6 +156,42 @@ BOOST_AUTO_TEST_CASE(the_subscribe_check_withholds_what_the_policy_refuses) {
   BOOST_TEST(seen.event_space() == "FTB.OPEN");
   BOOST_TEST(!f.router.mayReceive(*f.sessions.find("nobody"), "FTB.SECRET.KEYS"));
   BOOST_TEST(f.router.mayReceive(*f.sessions.find("root"), "FTB.SECRET.KEYS"));
+}
+
+// Need to know: an agent event telling of a namespace (FTB_CLIENT_LOST's
+// `space` tag) reaches only who may see that namespace, live and in replays.
+BOOST_AUTO_TEST_CASE(an_agent_event_telling_of_a_namespace_reaches_only_who_may_see_it) {
+  Fixture f("publish * *\nsubscribe FTB.SECRET.* uid=0\nsubscribe * *\n");
+  f.client("root", 0, {"event_space=FTB.AGENT"});
+  f.client("nobody", 65534, {"event_space=FTB.AGENT"});
+  const auto lost = [](const std::string& space, uint64_t seq) {
+    auto e = std::make_shared<RoutedEvent>(*event(kAgentEventSpace, seq, "FTB_CLIENT_LOST"));
+    (*e->event.mutable_tags())["space"] = space;
+    e->bytes = std::make_shared<const std::string>(e->event.SerializeAsString());
+    return RoutedEventPtr(e);
+  };
+  f.router.publish(lost("FTB.SECRET.JOB", 1));
+  f.router.publish(lost("FTB.OPEN.JOB", 2));
+  f.router.publish(event(kAgentEventSpace, 3, "FTB_AGENT_JOINED"));  // tells of no namespace
+  f.router.flush();
+  const auto root = f.sink.delivers("root");
+  const auto nobody = f.sink.delivers("nobody");
+  BOOST_TEST_REQUIRE(root.size() == 1u);
+  BOOST_TEST(root[0].deliveries_size() == 3);
+  BOOST_TEST_REQUIRE(nobody.size() == 1u);
+  BOOST_TEST_REQUIRE(nobody[0].deliveries_size() == 2);
+  std::set<uint64_t> seqs;
+  for (const auto& d : nobody[0].deliveries()) {
+    proto::Event seen;
+    BOOST_REQUIRE(seen.ParseFromString(d.event()));
+    seqs.insert(seen.id().seq());
+  }
+  BOOST_TEST((seqs == std::set<uint64_t>{2, 3}));
+  // The same rule for what history hands out.
+  const auto replay = visibleTo(f.admission, f.sessions.find("nobody")->principal, f.history.lastN(10, ftb::Filter::parse("").value()), 10);
+  BOOST_TEST(replay.size() == 2u);
+  BOOST_TEST(namespaceToldOf(lost("FTB.X", 4)->event) == "FTB.X");
+  BOOST_TEST(namespaceToldOf(event("FTB.OTHER", 5)->event).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_response_reaches_its_requester_through_the_inbox) {

@@ -57,6 +57,36 @@ BOOST_AUTO_TEST_CASE(authorized_keys_files_take_comments_and_reject_garbage) {
   BOOST_TEST(!publicKeyOf("short").ok());
 }
 
+BOOST_AUTO_TEST_CASE(authorized_keys_map_keys_to_local_users) {
+  ftb::testing::TempDir dir;
+  const auto a = generateKeyPair().value(), b = generateKeyPair().value(),
+             c = generateKeyPair().value();
+  std::ofstream(dir.path() + "/ok") << a.public_key << " ipmi-mgmt1 uid=1000\n"
+                                    << b.public_key << " user=nobody # monitor\n"
+                                    << c.public_key << " unmapped\n";
+  auto keys = loadAuthorizedKeys(dir.path() + "/ok");
+  BOOST_REQUIRE_MESSAGE(keys.ok(), keys.status().message());
+  BOOST_TEST((keys->at(a.public_key) == std::optional<uint32_t>(1000)));
+  BOOST_TEST((keys->at(b.public_key) == std::optional<uint32_t>(65534)));
+  BOOST_TEST(!keys->at(c.public_key).has_value());
+
+  const auto refused = [&](const std::string& line, const std::string& why) {
+    std::ofstream(dir.path() + "/bad", std::ios::trunc) << c.public_key << "\n" << line << "\n";
+    auto bad = loadAuthorizedKeys(dir.path() + "/bad");
+    BOOST_TEST_CONTEXT(line) {
+      BOOST_TEST(!bad.ok());
+      BOOST_TEST(bad.status().message().find("line 2: ") != std::string::npos, bad.status().message());
+      BOOST_TEST(bad.status().message().find(why) != std::string::npos, bad.status().message());
+    }
+  };
+  refused(a.public_key + " user=no-such-user-here", "'user=no-such-user-here' names no user");
+  refused(a.public_key + " uid=4294967295", "is not a uid");
+  refused(a.public_key + " uid=12x", "is not a uid");
+  refused(a.public_key + " gid=0", "'gid=0' is not a mapping");
+  refused(a.public_key + " uid=1 uid=2", "maps the key twice");
+  refused(c.public_key + " uid=5", "again with another mapping");
+}
+
 // A root-only key read by another user (an agent running as `ftb`): the error
 // says why (errno text) and what to do (LoadCredential=), not just "cannot read".
 BOOST_AUTO_TEST_CASE(an_unreadable_key_file_is_refused_with_the_reason_and_a_hint) {
