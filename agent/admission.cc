@@ -137,7 +137,7 @@ Principal Admission::principalOf(const Sender& sender) const {
   Principal p;
   p.peer = sender.local;
   p.curve_authenticated = sender.isCurve();
-  if (sender.isCurve()) p.curve_uid = sender.curve_uid;
+  p.curve_uid = sender.curve_uid;  // set only for TCP peers whose Curve key is mapped
   return p;
 }
 

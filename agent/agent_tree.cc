@@ -12,6 +12,7 @@
 #include "agent/agent.h"
 #include "agent/config_check.h"
 #include "agent/tree_wire.h"
+#include "agent/verified_sender.h"
 #include "client/codec.h"
 #include "client/event.h"
 #include "client/event_codec.h"
@@ -287,12 +288,8 @@ void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
   e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
   e.set_payload(std::move(payload));
   for (const auto& [key, value] : tags) (*e.mutable_tags())[key] = value;
-  auto* sender = e.mutable_sender();
-  sender->set_agent(config_.name);
-  sender->set_uid(geteuid());
-  sender->set_pid(static_cast<uint32_t>(getpid()));
-  sender->set_credentials_known(true);
-  sender->set_uid_known(true);
+  stampSender(*e.mutable_sender(), config_.name,
+              {.peer = PeerCredentials{.uid = geteuid(), .gid = getegid(), .pid = static_cast<uint32_t>(getpid())}});
   routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
   routed->arrived = clock_.steadyNow();
   counters_.set_events_in(counters_.events_in() + 1);

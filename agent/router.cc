@@ -33,7 +33,8 @@ void Router::route(const RoutedEventPtr& routed) {
   const std::vector<SubscriptionIndex::Match>& matches = matches_;
   if (matches.empty() && inbox_owner == nullptr) return;
   const Metered metered = meter(event);
-  const std::string told_of(namespaceToldOf(event));
+  // The namespace an agent event tells of, checked only where the policy hides some namespace.
+  const std::string told_of(p_.admission.everyoneSeesEverything() ? std::string_view() : namespaceToldOf(event));
   std::vector<uint32_t>& ids = ids_;
   for (std::size_t i = 0; i < matches.size();) {
     auto* session = const_cast<ClientSession*>(static_cast<const ClientSession*>(matches[i].owner));
