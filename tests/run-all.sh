@@ -24,6 +24,8 @@ warm_pid=$!
 
 # One line per tier: "PASSED FAILED SKIPPED STATUS" (tiers 2 and 3 run in a subshell).
 results=$(mktemp)
+# One line per target that did not pass: "TARGET STATUS TEST_LOG".
+failures=$(mktemp)
 
 # run_tier NAME BAZEL "TARGETS" [OPTIONS...]: runs `BAZEL test OPTIONS TARGETS`
 # and adds its per-target results to the counts. BAZEL is a command and its
@@ -53,6 +55,10 @@ run_tier() {
     tier_skipped=$((tier_skipped + 1))
   done
   tier_passed=$((tier_passed - tier_skipped))
+  # What failed, with where its log is, for the recap at the very end.
+  target_results "$log" | grep -v ' PASSED$' | while read -r target why; do
+    echo "$target $why $(test_log "$testlogs" "$target")" >>"$failures"
+  done
   rm -f "$log"
   if [[ $tier_status -ne 0 && $tier_failed -eq 0 ]]; then
     tier_failed=1  # the build itself failed before any test could report
@@ -113,6 +119,12 @@ if (($(wc -l <"$results") != 3)); then
   status=1
 fi
 rm -f "$results"
+# The failures again, last, where a CI page that shows only the tail shows them.
+while read -r target why test_log; do
+  echo "=== ${why}: ${target}; the end of ${test_log}:"
+  tail -n 30 "$test_log" 2>/dev/null || echo "(no test log: it did not build or did not start)"
+done <"$failures"
+rm -f "$failures"
 echo "${skipped} skipped"
 echo "${passed} passed, ${failed} failed"
 exit "$status"
