@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "agent/settings.h"
+#include "client/unix_endpoint.h"
 
 namespace ftb::agent {
 
@@ -13,7 +14,9 @@ std::string localEndpoint(const AgentConfig& c) {
   if (c.local_endpoint == "none" || c.local_endpoint.empty()) return "";
   if (c.local_endpoint != "auto") return c.local_endpoint;
   const std::string prefix = "ipc://";
-  if (c.ipc_endpoint.rfind(prefix, 0) != 0 || c.ipc_endpoint.size() == prefix.size()) return "";
+  if (c.ipc_endpoint.rfind(prefix, 0) != 0 || c.ipc_endpoint.size() == prefix.size()) {
+    return std::string(kDefaultLocalAgentEndpoint);
+  }
   std::string path = c.ipc_endpoint.substr(prefix.size());
   const std::size_t slash = path.rfind('/');
   const std::size_t dot = path.rfind('.');

@@ -25,11 +25,16 @@ bool treeWithoutAuthentication(const AgentConfig& c);
 
 struct AgentConfig {
   std::string name;  // "" = this host's name
-  // Local clients. "" or "none" disables. The parent directory is created if missing.
-  std::string ipc_endpoint = "ipc:///run/ftb/agent.sock";
-  // Local clients on the agent's own Unix stream socket (unix://PATH). "auto":
-  // the IPC socket's path with its extension replaced by ".stream"
-  // (/run/ftb/agent.stream); "" or "none" disables. See localEndpoint().
+  // Local clients over ZeroMQ IPC (ipc://PATH), for tools that speak ZeroMQ;
+  // "" or "none" (the default) disables. Off by default because libzmq's IPC
+  // listener aborts the process when descriptors run out, and it accepts
+  // every connection before the agent can count it (docs/SECURITY.md). The
+  // parent directory is created if missing.
+  std::string ipc_endpoint = "none";
+  // Local clients on the agent's own Unix stream socket (unix://PATH), where
+  // the SDK, ftbctl and the FTB 0.5 API connect by default. "auto": the IPC
+  // socket's path with its extension replaced by ".stream", or
+  // kDefaultLocalAgentEndpoint without IPC; "" or "none" disables. See localEndpoint().
   std::string local_endpoint = "auto";
   // Remote clients and peers. "" or "none" disables. Port 10809 is ftb's documented default.
   std::string tcp_endpoint = "tcp://0.0.0.0:10809";

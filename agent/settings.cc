@@ -23,10 +23,14 @@ const std::array kSettings = {
     Setting{"name", &C::name, "Agent name shown to clients and operators; empty: this host's name",
             "", R::kRestart},
     Setting{"ipc-endpoint", &C::ipc_endpoint,
-            "ZeroMQ IPC endpoint for local clients; 'none' disables", "", R::kRestart},
+            "ZeroMQ IPC endpoint for local clients that speak ZeroMQ (ipc://PATH); 'none' (the "
+            "default) disables it: libzmq's IPC listener aborts the agent when descriptors run "
+            "out, so enable it only where every local user is trusted (docs/SECURITY.md)",
+            "", R::kRestart},
     Setting{"local-endpoint", &C::local_endpoint,
-            "The agent's own Unix stream socket for local clients (unix://PATH), the fast local "
-            "path; 'auto': the IPC socket's path with the extension .stream; 'none' disables",
+            "The agent's own Unix stream socket for local clients (unix://PATH), where the SDK, "
+            "ftbctl and the FTB 0.5 API connect by default; 'auto': the IPC socket's path with "
+            "the extension .stream, or unix:///run/ftb/agent.stream without IPC; 'none' disables",
             "", R::kRestart},
     Setting{"tcp-endpoint", &C::tcp_endpoint,
             "ZeroMQ TCP endpoint for remote clients and peers; 'none' disables; port 0 picks a "

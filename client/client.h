@@ -37,10 +37,9 @@ namespace ftb {
 
 // Default endpoint of the local agent: its own Unix stream socket (half the
 // thread wake-ups per event of ZeroMQ's ipc://, docs/ARCHITECTURE.md);
-// $FTB_AGENT_ENDPOINT overrides it. The agent also serves local clients over
-// ZeroMQ at kDefaultAgentIpcEndpoint, with the same protocol and checks.
+// $FTB_AGENT_ENDPOINT overrides it. An agent configured with an IPC endpoint
+// (ipc://PATH) serves local clients over ZeroMQ too, with the same protocol and checks.
 inline constexpr std::string_view kDefaultAgentEndpoint = "unix:///run/ftb/agent.stream";
-inline constexpr std::string_view kDefaultAgentIpcEndpoint = "ipc:///run/ftb/agent.sock";
 inline constexpr int kDefaultAgentTcpPort = 10809;
 
 // The agent endpoint a client uses when none is given:

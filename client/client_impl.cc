@@ -13,6 +13,7 @@
 #include "client/filter.h"
 #include "client/names.h"
 #include "client/origin.h"
+#include "client/unix_endpoint.h"
 
 namespace ftb {
 namespace {
@@ -20,6 +21,9 @@ namespace {
 using std::chrono::milliseconds;
 
 }  // namespace
+
+static_assert(kDefaultAgentEndpoint == kDefaultLocalAgentEndpoint,
+              "the SDK connects where the agent listens by default");
 
 std::string defaultAgentEndpoint() {
   if (const char* env = std::getenv("FTB_AGENT_ENDPOINT"); env != nullptr && *env != '\0') {

@@ -13,6 +13,10 @@ namespace ftb {
 
 inline constexpr std::string_view kUnixScheme = "unix://";
 
+// Where a node's agent serves local clients unless configured otherwise; the
+// SDK's kDefaultAgentEndpoint (client.h, an installed header) is the same.
+inline constexpr std::string_view kDefaultLocalAgentEndpoint = "unix:///run/ftb/agent.stream";
+
 inline bool isUnixEndpoint(std::string_view endpoint) { return endpoint.starts_with(kUnixScheme); }
 
 // The socket address of a unix://PATH endpoint; kInvalidArgument, naming the

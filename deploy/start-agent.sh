@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start: install what is missing, build, and run ftb-agent in the
 # foreground with its embedded default configuration (local clients on
-# unix:///run/ftb/agent.stream and ipc:///run/ftb/agent.sock, remote peers on TCP port 10809).
+# unix:///run/ftb/agent.stream, remote clients on TCP port 10809).
 # Extra arguments go to ftb-agent (see ftb-agent --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."

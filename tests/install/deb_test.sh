@@ -104,7 +104,7 @@ chroot --userspec=ftb:ftb "$fresh" /usr/bin/ftb-agent --config /etc/ftb/ftb-agen
 agent_pid=$!
 for _ in $(seq 1 3000); do [[ -e "$fresh/run/ftb/ready" ]] && break; sleep 0.01; done  # 30 s at least
 [[ -e "$fresh/run/ftb/ready" ]] || fail "the packaged ftb-agent did not become ready"
-[[ "$(stat -c %u "$fresh/run/ftb/agent.sock")" == "$(in_root id -u ftb)" ]] || fail "agent.sock not owned by ftb"
+[[ ! -e "$fresh/run/ftb/agent.sock" ]] || fail "the packaged agent listens on ZeroMQ IPC, off by default"
 [[ "$(stat -c %u "$fresh/run/ftb/agent.stream")" == "$(in_root id -u ftb)" ]] || fail "agent.stream not owned by ftb"
 in_root /usr/bin/ftbctl status >"$work/status" || fail "ftbctl status through the packaged agent failed"
 in_root /usr/bin/ftbctl publish --space FTB.TEST.DEB --name DEB_INSTALLED --severity info \

@@ -98,3 +98,17 @@ BOOST_AUTO_TEST_CASE(a_value_outside_its_row_checks_is_refused_naming_the_key) {
   BOOST_REQUIRE(!parsed.ok());
   BOOST_TEST(parsed.status().message().find("log-level") != std::string::npos, parsed.status().message());
 }
+
+BOOST_AUTO_TEST_CASE(local_clients_get_the_stream_socket_and_zeromq_ipc_only_when_asked_for) {
+  auto parsed = parseAgentCommandLine({});
+  BOOST_REQUIRE(parsed.ok());
+  BOOST_TEST(parsed->ipc_endpoint == "none");
+  BOOST_TEST(ftb::agent::localEndpoint(*parsed) == "unix:///run/ftb/agent.stream");
+  // With IPC asked for, "auto" puts the stream socket beside it.
+  parsed = parseAgentCommandLine({"--ipc-endpoint=ipc:///tmp/x/agent.sock"});
+  BOOST_REQUIRE(parsed.ok());
+  BOOST_TEST(ftb::agent::localEndpoint(*parsed) == "unix:///tmp/x/agent.stream");
+  parsed = parseAgentCommandLine({"--ipc-endpoint=ipc:///tmp/x/agent.sock", "--local-endpoint=none"});
+  BOOST_REQUIRE(parsed.ok());
+  BOOST_TEST(ftb::agent::localEndpoint(*parsed).empty());
+}
