@@ -22,16 +22,27 @@ namespace {
 
 constexpr int kMaxFramesPerTurn = 4096;  // then flush, ack and check timers
 
-// Connections the stream socket may hold: the descriptor limit less a quarter
-// (at least 64) for everything else (ZeroMQ's connections, tree links, files),
-// so that its clients never take the last descriptor libzmq needs (its IPC
-// listener aborts on EMFILE). 0: no limit.
-std::size_t streamConnectionsAllowed() {
+// How the descriptor limit is shared: the stream socket's connections may
+// hold it less a quarter (at least 64) kept for everything else, and the TCP
+// endpoint's connections half of that quarter, the rest being for tree links,
+// files and libzmq's own, so that neither kind of client ever takes the last
+// descriptor. 0: no limit.
+struct ConnectionBudget {
+  std::size_t stream = 0;
+  std::size_t tcp = 0;
+};
+ConnectionBudget connectionBudget() {
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
   const std::size_t soft = limit.rlim_cur;
   const std::size_t others = std::max<std::size_t>(64, soft / 4);
-  return soft > others ? soft - others : 1;
+  return {.stream = soft > others ? soft - others : 1, .tcp = others / 2};
+}
+
+// The tighter of a configured limit and a budget, either 0 for none.
+std::size_t tighter(std::size_t configured, std::size_t budget) {
+  if (configured == 0) return budget;
+  return budget == 0 ? configured : std::min(configured, budget);
 }
 
 std::string hostName() {
@@ -120,6 +131,23 @@ Status Agent::bind() {
       !s.ok()) {
     return internalError("cannot configure the agent socket: " + s.message());
   }
+  const ConnectionBudget budget = connectionBudget();
+  if (const std::string& tcp = config_.tcp_endpoint; !tcp.empty() && tcp != "none") {
+    const std::size_t most = tighter(config_.max_tcp_connections, budget.tcp);
+    if (most < config_.max_tcp_connections) {
+      spdlog::info("the TCP endpoint holds at most {} connections (max-tcp-connections {}): an eighth "
+                   "of the descriptor limit",
+                   most, config_.max_tcp_connections);
+    }
+    // Watching before the bind, so that every connection is counted.
+    auto limit = TcpConnectionLimit::watch(context_, socket_, most);
+    if (!limit.ok()) return limit.status();
+    tcp_limit_ = std::move(limit).value();
+    // Nothing to do when it fires: the loop reads the monitor every turn.
+    auto watched = poller_->watch(tcp_limit_.monitorSocket().descriptor(), EPOLLIN, [](uint32_t) {});
+    if (!watched.ok()) return watched.status();
+    tcp_limit_watch_ = std::move(watched).value();
+  }
   for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
     if (endpoint.empty() || endpoint == "none") continue;
     if (Status s = prepareIpcPath(endpoint); !s.ok()) return s;
@@ -131,6 +159,7 @@ Status Agent::bind() {
                                 " (is another agent running? choose another endpoint)");
     }
     endpoints_.push_back(socket_.lastEndpoint());
+    tcp_limit_.addListener(endpoints_.back());
     if (endpoint.rfind("ipc://", 0) == 0) {
       // Every local user may connect (connecting needs write permission on the
       // socket): who may say what is the namespace policy's job, by uid.
@@ -146,7 +175,7 @@ Status Agent::bind() {
   if (const std::string local = localEndpoint(config_); !local.empty()) {
     auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm,
                                             {.per_uid = config_.max_connections_per_uid,
-                                             .total = streamConnectionsAllowed()},
+                                             .total = budget.stream},
                                             *poller_);
     if (!server.ok()) return server.status();
     local_ = std::move(server).value();
@@ -208,6 +237,7 @@ void Agent::run() {
     // Marks exited processes, accepts stream connections and marks them
     // readable, writes what waits for them. A signal ends the wait early.
     poller_->wait(wait);
+    tcp_limit_.poll();
 
     bool input_backlog = drainClients(client_source_, kMaxFramesPerTurn);
     if (local_) {

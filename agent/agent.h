@@ -38,6 +38,7 @@
 #include "agent/curve_authenticator.h"
 #include "agent/event_history.h"
 #include "agent/local_stream_server.h"
+#include "agent/tcp_connection_limit.h"
 #include "agent/namespace_policy.h"
 #include "agent/poller.h"
 #include "agent/rate_limited_log.h"
@@ -186,6 +187,8 @@ class Agent : private tree::TreeHost {
   ZmqContext context_;
   ZmqSocket socket_;  // the ROUTER clients and tree peers send to (ipc://, tcp://)
   Poller::Registration socket_watch_;  // socket_'s descriptor: declared after it, dropped before it closes
+  TcpConnectionLimit tcp_limit_;  // the bound on socket_'s TCP connections (libzmq accepts them)
+  Poller::Registration tcp_limit_watch_;  // its monitor's descriptor
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> reload_{false};

@@ -54,6 +54,9 @@ struct AgentConfig {
   // Connections one uid may hold on the local stream socket (root and the
   // agent's own user: no limit); 0: no limit.
   uint32_t max_connections_per_uid = 1024;
+  // Connections the TCP endpoint holds (remote clients and tree peers), at
+  // most what the descriptor limit leaves (agent.cc); 0: only that bound.
+  uint32_t max_tcp_connections = 4096;
   std::string log_level = "info";
   std::string ready_file;  // written with the bound endpoints once clients are accepted
   // Prometheus metrics over HTTP, "host:port" (docs/METRICS.md); "" = off.

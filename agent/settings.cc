@@ -74,6 +74,15 @@ const std::array kSettings = {
             "Beyond it a connection is closed at once and counted; one log line a second says "
             "whose. Whatever the setting, the socket holds no more connections than the "
             "agent's descriptor limit (LimitNOFILE=) leaves room for (docs/SECURITY.md)."},
+    Setting{"max-tcp-connections", &C::max_tcp_connections,
+            "Connections the TCP endpoint may hold, remote clients and tree peers together; 0: "
+            "only the descriptor limit's bound",
+            "", R::kRestart, NumberRange{0, 1u << 20}, {},
+            "libzmq accepts TCP connections itself; beyond the limit the agent shuts each new "
+            "one down as soon as it hears of it, counts it and logs once a second. Whatever the "
+            "setting, the endpoint holds at most an eighth of the agent's descriptor limit "
+            "(LimitNOFILE=), so remote peers never take the descriptors local clients need "
+            "(docs/SECURITY.md)."},
     Setting{"log-level", &C::log_level, "trace, debug, info, warn, error, critical or off", "",
             R::kLive, std::nullopt, kLogLevels},
     Setting{"ready-file", &C::ready_file,

@@ -171,8 +171,8 @@ std::vector<std::string> ZmqTreeTransport::takeDisconnected() {
   std::vector<std::string> closed;
   for (auto& [address, p] : peers_) {
     bool disconnected = false;
-    while (std::optional<ZmqLinkEvent> event = p->monitor.next()) {
-      disconnected |= *event == ZmqLinkEvent::kDisconnected;
+    while (std::optional<ZmqMonitorEvent> event = p->monitor.next()) {
+      disconnected |= event->kind == ZmqLinkEvent::kDisconnected;
     }
     if (disconnected) closed.push_back(address);
   }

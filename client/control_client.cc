@@ -106,10 +106,11 @@ Status ControlClient::Impl::open() {
 }
 
 std::optional<ZmqLinkEvent> ControlClient::Impl::nextLinkEvent() {
-  std::optional<ZmqLinkEvent> event = monitor.next();
-  if (event == ZmqLinkEvent::kConnected) connected = true;
-  if (event == ZmqLinkEvent::kDisconnected) connected = false;
-  return event;
+  std::optional<ZmqMonitorEvent> event = monitor.next();
+  if (!event) return std::nullopt;
+  if (event->kind == ZmqLinkEvent::kConnected) connected = true;
+  if (event->kind == ZmqLinkEvent::kDisconnected) connected = false;
+  return event->kind;
 }
 
 Result<proto::Envelope> ControlClient::Impl::call(proto::Envelope request, milliseconds timeout) {

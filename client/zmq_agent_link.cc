@@ -73,9 +73,9 @@ class ZmqAgentLink final : public AgentLink {
 
   void afterWait() override {
     if (!items_[2].readable) return;
-    while (std::optional<ZmqLinkEvent> event = monitor_.next()) {
-      if (*event == ZmqLinkEvent::kConnected) changes_.push_back(Change::kConnected);
-      if (*event == ZmqLinkEvent::kDisconnected) changes_.push_back(Change::kDisconnected);
+    while (std::optional<ZmqMonitorEvent> event = monitor_.next()) {
+      if (event->kind == ZmqLinkEvent::kConnected) changes_.push_back(Change::kConnected);
+      if (event->kind == ZmqLinkEvent::kDisconnected) changes_.push_back(Change::kDisconnected);
     }
   }
 

@@ -92,6 +92,7 @@ uint16_t monitorMask(ZmqLinkEvent event) {
     case ZmqLinkEvent::kNotZmtp:
       return ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
     case ZmqLinkEvent::kAuthRefused: return ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    case ZmqLinkEvent::kAccepted: return ZMQ_EVENT_ACCEPTED;
     case ZmqLinkEvent::kOther: return 0;
   }
   return 0;
@@ -105,6 +106,7 @@ ZmqLinkEvent linkEvent(uint16_t id) {
     case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
     case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: return ZmqLinkEvent::kNotZmtp;
     case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return ZmqLinkEvent::kAuthRefused;
+    case ZMQ_EVENT_ACCEPTED: return ZmqLinkEvent::kAccepted;
     default: return ZmqLinkEvent::kOther;
   }
 }
@@ -260,14 +262,21 @@ Result<ZmqMonitor> ZmqMonitor::watch(ZmqContext& context, ZmqSocket& socket,
   return monitor;
 }
 
-std::optional<ZmqLinkEvent> ZmqMonitor::next() {
-  // Each event is two parts: (uint16 event, uint32 value), then the endpoint.
+std::optional<ZmqMonitorEvent> ZmqMonitor::next() {
+  // Each event is two parts: (uint16 event, int32 value), then the endpoint.
   if (!events_.isOpen() || !events_.receive(part_)) return std::nullopt;
   uint16_t id = 0;
-  if (part_.bytes().size() >= sizeof id) std::memcpy(&id, part_.bytes().data(), sizeof id);
+  int32_t value = 0;
+  const std::string_view head = part_.bytes();
+  if (head.size() >= sizeof id + sizeof value) {
+    std::memcpy(&id, head.data(), sizeof id);
+    std::memcpy(&value, head.data() + sizeof id, sizeof value);
+  }
+  ZmqMonitorEvent event{.kind = linkEvent(id), .value = value, .endpoint = {}};
+  if (part_.more() && events_.receive(part_)) event.endpoint = part_.bytes();
   while (part_.more() && events_.receive(part_)) {
   }
-  return linkEvent(id);
+  return event;
 }
 
 bool zmqPoll(std::span<ZmqPollItem> items, std::chrono::milliseconds timeout) {

@@ -158,7 +158,17 @@ enum class ZmqLinkEvent {
   kDisconnected,    // an established connection closed (or its heartbeats timed out)
   kNotZmtp,         // the handshake failed: the peer does not speak ZMTP, or not as we do
   kAuthRefused,     // the peer's ZAP handler refused our Curve key
+  kAccepted,        // a listener accepted a connection (value: its descriptor)
   kOther,
+};
+
+// One event of a monitor: what happened, libzmq's value for it (a descriptor
+// for kAccepted and kDisconnected) and the endpoint it happened on (for a
+// connection a listener accepted: the listener's endpoint).
+struct ZmqMonitorEvent {
+  ZmqLinkEvent kind = ZmqLinkEvent::kOther;
+  int64_t value = 0;
+  std::string endpoint;
 };
 
 // libzmq's socket monitor: the chosen connection events of one socket, read
@@ -172,7 +182,7 @@ class ZmqMonitor {
 
   bool isOpen() const { return events_.isOpen(); }
   // The next event, nullopt when none is pending.
-  std::optional<ZmqLinkEvent> next();
+  std::optional<ZmqMonitorEvent> next();
   // For polls: the PAIR socket the events arrive on.
   const ZmqSocket& socket() const { return events_; }
 

@@ -24,11 +24,11 @@ using namespace std::chrono_literals;
 namespace {
 
 // The next event of `monitor` that is not kOther, waiting up to 5 s.
-std::optional<ZmqLinkEvent> awaitEvent(ZmqMonitor& monitor) {
+std::optional<ZmqMonitorEvent> awaitEvent(ZmqMonitor& monitor) {
   const auto deadline = std::chrono::steady_clock::now() + 5s;
   while (std::chrono::steady_clock::now() < deadline) {
-    while (std::optional<ZmqLinkEvent> event = monitor.next()) {
-      if (*event != ZmqLinkEvent::kOther) return event;
+    while (std::optional<ZmqMonitorEvent> event = monitor.next()) {
+      if (event->kind != ZmqLinkEvent::kOther) return event;
     }
     std::array<ZmqPollItem, 1> item{{{.socket = &monitor.socket()}}};
     (void)zmqPoll(item, 100ms);
@@ -90,9 +90,40 @@ BOOST_AUTO_TEST_CASE(a_monitor_reports_a_connection_and_its_end) {
       ZmqMonitor::watch(context, client, {ZmqLinkEvent::kConnected, ZmqLinkEvent::kDisconnected});
   BOOST_REQUIRE(monitor.ok());
   BOOST_REQUIRE(client.connect(server.lastEndpoint()).ok());
-  BOOST_TEST((awaitEvent(*monitor) == ZmqLinkEvent::kConnected));
+  BOOST_TEST((awaitEvent(*monitor).value_or(ZmqMonitorEvent{}).kind == ZmqLinkEvent::kConnected));
   server.close();
-  BOOST_TEST((awaitEvent(*monitor) == ZmqLinkEvent::kDisconnected));
+  BOOST_TEST((awaitEvent(*monitor).value_or(ZmqMonitorEvent{}).kind == ZmqLinkEvent::kDisconnected));
+}
+
+BOOST_AUTO_TEST_CASE(a_listeners_monitor_names_each_accepted_connections_descriptor_and_its_end) {
+  ZmqContext context;
+  ZmqSocket server = openTestSocket(context, ZmqType::kRouter);
+  Result<ZmqMonitor> monitor =
+      ZmqMonitor::watch(context, server, {ZmqLinkEvent::kAccepted, ZmqLinkEvent::kDisconnected});
+  BOOST_REQUIRE(monitor.ok());
+  BOOST_REQUIRE(server.bind("tcp://127.0.0.1:0").ok());
+  ZmqSocket client = openTestSocket(context, ZmqType::kDealer);
+  BOOST_REQUIRE(client.connect(server.lastEndpoint()).ok());
+  const std::optional<ZmqMonitorEvent> accepted = awaitEvent(*monitor);
+  BOOST_REQUIRE(accepted.has_value());
+  BOOST_TEST((accepted->kind == ZmqLinkEvent::kAccepted));
+  BOOST_TEST(accepted->endpoint == server.lastEndpoint());
+  // The descriptor is the server's end of this connection: its peer is the client's end.
+  sockaddr_in local{}, peer{};
+  socklen_t length = sizeof local;
+  BOOST_REQUIRE(getsockname(static_cast<int>(accepted->value), reinterpret_cast<sockaddr*>(&local),
+                            &length) == 0);
+  BOOST_TEST(":" + std::to_string(ntohs(local.sin_port)) ==
+             server.lastEndpoint().substr(server.lastEndpoint().rfind(':')));
+  length = sizeof peer;
+  BOOST_TEST(getpeername(static_cast<int>(accepted->value), reinterpret_cast<sockaddr*>(&peer),
+                         &length) == 0);
+  client.close();
+  const std::optional<ZmqMonitorEvent> ended = awaitEvent(*monitor);
+  BOOST_REQUIRE(ended.has_value());
+  BOOST_TEST((ended->kind == ZmqLinkEvent::kDisconnected));
+  BOOST_TEST(ended->value == accepted->value);
+  BOOST_TEST(ended->endpoint == server.lastEndpoint());
 }
 
 BOOST_AUTO_TEST_CASE(a_monitor_reports_that_nothing_listens) {
@@ -114,7 +145,7 @@ BOOST_AUTO_TEST_CASE(a_monitor_reports_that_nothing_listens) {
       context, client, {ZmqLinkEvent::kConnected, ZmqLinkEvent::kConnectRetried});
   BOOST_REQUIRE(monitor.ok());
   BOOST_REQUIRE(client.connect(endpoint).ok());
-  BOOST_TEST((awaitEvent(*monitor) == ZmqLinkEvent::kConnectRetried));
+  BOOST_TEST((awaitEvent(*monitor).value_or(ZmqMonitorEvent{}).kind == ZmqLinkEvent::kConnectRetried));
   close(holder);
 }
 
