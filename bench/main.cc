@@ -51,9 +51,9 @@ std::string kernel() {
 }
 
 void printFanout(const ThroughputOptions& o, const ThroughputResult& r) {
-  std::printf("\n[5] fan-out: %s x %zu-byte events, 1 publisher -> agent -> %u subscriber processes "
-              "(callback), every subscriber gets every event\n",
-              withCommas(o.events).c_str(), o.payload_bytes, r.subscribers);
+  std::printf("\n[5] fan-out: %u publisher processes x %s x %zu-byte events -> agent -> %u subscriber "
+              "processes (callback), every subscriber gets every event\n",
+              r.publishers, withCommas(o.events).c_str(), o.payload_bytes, r.subscribers);
   const uint64_t unaccounted = r.lost() > r.missed_reported ? r.lost() - r.missed_reported : 0;
   std::printf("  delivered      %s of %s in %.2f s = %s deliveries/s; lost %s (reported missed %s, "
               "unaccounted %s)\n",
@@ -61,6 +61,9 @@ void printFanout(const ThroughputOptions& o, const ThroughputResult& r) {
               withCommas(static_cast<uint64_t>(r.deliveredPerSecond())).c_str(),
               withCommas(r.lost()).c_str(), withCommas(r.missed_reported).c_str(),
               withCommas(unaccounted).c_str());
+  std::printf("  duplicates     %s suppressed by the SDK; reordered %s (an event delivered after a "
+              "later one of its publisher)\n",
+              withCommas(r.duplicates_suppressed).c_str(), withCommas(r.reordered).c_str());
   const double d = r.delivered > 0 ? static_cast<double>(r.delivered) : 1;
   std::printf("  CPU per delivery  agent %.2f us, subscribers %.2f us (publisher %.2f us per event)\n",
               r.agent.cpu_seconds / d * 1e6, r.subscriber.cpu_seconds / d * 1e6,
@@ -185,6 +188,7 @@ int run(int argc, char** argv) {
   Ftb05Options ftb05;
   uint64_t scale_events = 20'000;
   uint32_t fanout_subscribers = 16;
+  uint32_t fanout_publishers = 1;
   uint64_t fanout_events = 100'000;
 
   CLI::App app{"ftb_bench: one-way throughput and request/response round-trip latency through\n"
@@ -225,9 +229,13 @@ int run(int argc, char** argv) {
                "Also run [3]: throughput with 10 and with 10,000 subscriptions on the agent");
   app.add_option("--scale-events", scale_events, "Events per run of [3]")->capture_default_str();
   app.add_option("--fanout-subscribers", fanout_subscribers,
-                 "Subscriber processes in [5], one publisher to all of them (0 skips [5])")
+                 "Subscriber processes in [5], every publisher to all of them (0 skips [5])")
       ->capture_default_str();
-  app.add_option("--fanout-events", fanout_events, "Events published in [5]")->capture_default_str();
+  app.add_option("--fanout-publishers", fanout_publishers,
+                 "Publisher processes in [5], each publishing --fanout-events")
+      ->capture_default_str();
+  app.add_option("--fanout-events", fanout_events, "Events each publisher publishes in [5]")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   tput.poll_subscriber = subscriber_mode == "poll";
   tput.subscriber_work = std::chrono::microseconds(static_cast<int64_t>(subscriber_work_us));
@@ -348,6 +356,7 @@ int run(int argc, char** argv) {
     ThroughputOptions o = tput;
     o.events = fanout_events;
     o.subscribers = fanout_subscribers;
+    o.publishers = fanout_publishers;
     auto r = runThroughput(o);
     if (!r.ok()) {
       std::cerr << "ftb_bench: fan-out run failed: " << r.status().message() << "\n";
@@ -434,9 +443,11 @@ int run(int argc, char** argv) {
                  r.responder.voluntary_switches) / n);
   };
   if (fanout) {
-    std::printf("fanout_subscribers=%u\nfanout_deliveries_per_s=%.0f\nfanout_lost=%llu\n",
-                fanout->subscribers, fanout->deliveredPerSecond(),
-                static_cast<unsigned long long>(fanout->lost()));
+    std::printf("fanout_subscribers=%u\nfanout_publishers=%u\nfanout_deliveries_per_s=%.0f\n"
+                "fanout_lost=%llu\nfanout_reordered=%llu\n",
+                fanout->subscribers, fanout->publishers, fanout->deliveredPerSecond(),
+                static_cast<unsigned long long>(fanout->lost()),
+                static_cast<unsigned long long>(fanout->reordered));
     std::printf("fanout_agent_cpu_s_per_delivery=%.3e\n",
                 fanout->agent.cpu_seconds / std::max<double>(1, static_cast<double>(fanout->delivered)));
   }

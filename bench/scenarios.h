@@ -39,6 +39,7 @@ struct ThroughputOptions {
   std::size_t payload_bytes = 64;
   bool poll_subscriber = false;   // poll() loop instead of a callback
   uint32_t subscribers = 1;       // processes, each subscribed to every event (fan-out)
+  uint32_t publishers = 1;        // processes, each publishing `events` (fan-in)
   // Busy work per delivered event in the subscriber: a slow consumer, to see
   // how overflow is reported (kMissed) or absorbed.
   std::chrono::microseconds subscriber_work{0};
@@ -48,8 +49,9 @@ struct ThroughputOptions {
 };
 
 struct ThroughputResult {
-  uint64_t published = 0;
+  uint64_t published = 0;                // by all publishers
   uint32_t subscribers = 1;
+  uint32_t publishers = 1;
   uint64_t publish_errors = 0;           // failures other than kResourceExhausted
   uint64_t resource_exhausted_retries = 0;
   double publish_seconds = 0;            // first publish() to the last one returning
@@ -58,6 +60,9 @@ struct ThroughputResult {
   uint64_t missed_notices = 0;           // kMissed notifications
   uint64_t missed_reported = 0;          // their `missed` counts summed
   uint64_t duplicates_suppressed = 0;
+  // Deliveries of an event older than one already delivered from the same
+  // publisher (each publisher's events must arrive in publish order).
+  uint64_t reordered = 0;
   double delivery_seconds = 0;           // first publish() to the last delivery anywhere
   // While publishing and delivering (the subscriber's includes its idle wait;
   // summed over the subscribers).

@@ -1,9 +1,11 @@
-// One-way throughput: a publisher process publishes as fast as the SDK lets it,
-// a subscriber process counts what arrives. The orchestrator only coordinates
-// and reads the agent's CPU time.
+// One-way throughput: publisher processes publish as fast as the SDK lets them,
+// subscriber processes count what arrives and check that each publisher's
+// events arrive in publish order. The orchestrator only coordinates and reads
+// the agent's CPU time.
 #include <atomic>
 #include <iostream>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "bench/scenarios.h"
@@ -29,7 +31,7 @@ struct Expect {
   uint64_t published;
 };
 struct SubscriberReport {
-  uint64_t delivered, missed_notices, missed, duplicates;
+  uint64_t delivered, missed_notices, missed, duplicates, reordered;
   uint64_t last_delivery_ns;
   ProcessUsage usage;
 };
@@ -46,12 +48,20 @@ int subscriberMain(Channel& channel, const ThroughputOptions& options) {
     return 1;
   }
   Client& c = **client;
-  std::atomic<uint64_t> delivered{0}, notices{0}, missed{0}, last_ns{0};
+  std::atomic<uint64_t> delivered{0}, notices{0}, missed{0}, reordered{0}, last_ns{0};
+  // Each publisher's last delivered sequence number (read by one thread: the
+  // callback's or the poller's).
+  std::unordered_map<std::string, uint64_t> last_seq;
   const uint64_t work_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(options.subscriber_work).count();
   auto count = [&](const Notification& n) {
     if (n.kind == Notification::Kind::kEvent) {
       delivered.fetch_add(1, std::memory_order_relaxed);
+      if (options.publishers > 1) {
+        uint64_t& last = last_seq[n.event.id.publisherKey()];
+        if (n.event.id.seq < last) reordered.fetch_add(1, std::memory_order_relaxed);
+        last = std::max(last, n.event.id.seq);
+      }
       uint64_t now = nowNs();
       if (work_ns > 0) {
         const uint64_t until = now + work_ns;
@@ -113,6 +123,7 @@ int subscriberMain(Channel& channel, const ThroughputOptions& options) {
                           .missed_notices = notices.load(),
                           .missed = missed.load(),
                           .duplicates = c.stats().duplicates_suppressed,
+                          .reordered = reordered.load(),
                           .last_delivery_ns = last_ns.load(),
                           .usage = selfUsage() - usage_before};
   (void)c.disconnect(0ms);
@@ -177,18 +188,35 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
       return unavailable("a subscriber process did not get ready (see its message above)");
     }
   }
-  ChildProcess publisher = ChildProcess::spawn(
-      "publisher", [&](Channel& ch) { return publisherMain(ch, options); });
-  Ready ready;
-  if (!publisher.channel().recv(&ready, 15s)) {
-    return unavailable("the publisher process did not get ready (see its message above)");
+  std::vector<ChildProcess> publishers;
+  for (uint32_t i = 0; i < std::max<uint32_t>(1, options.publishers); ++i) {
+    publishers.push_back(ChildProcess::spawn(
+        "publisher", [&](Channel& ch) { return publisherMain(ch, options); }));
+    Ready ready;
+    if (!publishers.back().channel().recv(&ready, 15s)) {
+      return unavailable("a publisher process did not get ready (see its message above)");
+    }
   }
 
   const ProcessUsage agent_before = processUsage(options.agent_pid);
-  if (!publisher.channel().send(Go{})) return unavailable("the publisher process is gone");
-  PublisherReport pub{};
-  if (!publisher.channel().recv(&pub, 30min)) {
-    return unavailable("the publisher process did not finish (see its message above)");
+  for (auto& p : publishers) {
+    if (!p.channel().send(Go{})) return unavailable("a publisher process is gone");
+  }
+  // Summed; the first start and the last publish and ack of all.
+  PublisherReport pub{.start_ns = UINT64_MAX, .flushed = true};
+  for (auto& p : publishers) {
+    PublisherReport one{};
+    if (!p.channel().recv(&one, 30min)) {
+      return unavailable("a publisher process did not finish (see its message above)");
+    }
+    pub.published += one.published;
+    pub.errors += one.errors;
+    pub.retries += one.retries;
+    pub.start_ns = std::min(pub.start_ns, one.start_ns);
+    pub.published_ns = std::max(pub.published_ns, one.published_ns);
+    pub.acked_ns = std::max(pub.acked_ns, one.acked_ns);
+    pub.flushed = pub.flushed && one.flushed;
+    pub.usage = pub.usage + one.usage;
   }
   for (auto& s : subscribers) {
     if (!s.channel().send(Expect{pub.published})) return unavailable("a subscriber process is gone");
@@ -203,11 +231,12 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
     sub.missed_notices += one.missed_notices;
     sub.missed += one.missed;
     sub.duplicates += one.duplicates;
+    sub.reordered += one.reordered;
     sub.last_delivery_ns = std::max(sub.last_delivery_ns, one.last_delivery_ns);
     sub.usage = sub.usage + one.usage;
   }
   const ProcessUsage agent_after = processUsage(options.agent_pid);
-  (void)publisher.wait();
+  for (auto& p : publishers) (void)p.wait();
   for (auto& s : subscribers) (void)s.wait();
   if (!pub.flushed) {
     std::cerr << "ftb_bench: the agent did not acknowledge every published event in time\n";
@@ -216,6 +245,7 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
   ThroughputResult r;
   r.published = pub.published;
   r.subscribers = static_cast<uint32_t>(subscribers.size());
+  r.publishers = static_cast<uint32_t>(publishers.size());
   r.publish_errors = pub.errors;
   r.resource_exhausted_retries = pub.retries;
   r.publish_seconds = (pub.published_ns - pub.start_ns) / 1e9;
@@ -224,6 +254,7 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
   r.missed_notices = sub.missed_notices;
   r.missed_reported = sub.missed;
   r.duplicates_suppressed = sub.duplicates;
+  r.reordered = sub.reordered;
   r.delivery_seconds =
       sub.last_delivery_ns > pub.start_ns ? (sub.last_delivery_ns - pub.start_ns) / 1e9 : 0;
   r.agent = agent_after - agent_before;
