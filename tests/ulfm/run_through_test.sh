@@ -242,7 +242,8 @@ for round in $(seq 1 "$rounds"); do
   awk '/kills itself/ {for (i = 1; i <= NF; i++) if ($i == "time") k = $(i + 1)}
     /run-through .* step/ {for (i = 1; i <= NF; i++) {if ($i == "step") s = $(i + 1); if ($i == "time") t = $(i + 1)}
       printf "%s %.0f ms  ", s, (t - k) * 1000}
-    END {print "(after the SIGKILL)"}' "$work/crash.log" | sed "s/^/BENCH ULFM run-through $round\/$rounds ($ranks ranks): /"
+    END {print "(after the SIGKILL)"}' "$work/crash.log" | sed "s/^/BENCH ULFM run-through $round\/$rounds ($ranks ranks): /" |
+    tee -a "$work/phases.log"
   if ((status != 0)); then
     # The computation is complete and checked; only the teardown is late.
     echo "note: mpirun ended with status $status after RESULT (MPI_Finalize after a recovery hangs or crashes in Open MPI 5.0.7 at times; see components/mpi_bridge/README.md)"
@@ -280,7 +281,40 @@ if ((hung > 0)); then
   echo "FAIL: $hung of $rounds rounds did not recover (see their BENCH lines)" >&2
   exit 1
 fi
-[[ -n "$bench" ]] && exit 0
+
+# The reference (issue 33): Open MPI alone, no ftb (bare_ulfm_reference.c), the
+# same ranks and MiB per rank, the last rank SIGKILLed at iteration 6 and every
+# rank's data copied back from node memory; its median beside ftb's.
+if [[ -n "$bench" ]]; then
+  cp "$here/bare_ulfm_reference.c" "$root/src/"
+  in_root 300 /bin/bash -c "cd /src && mpicc -O2 -Wall -Wextra -o /src/out/bare_ulfm_reference bare_ulfm_reference.c" \
+    >"$work/bare-build.log" 2>&1 || { cat "$work/bare-build.log" >&2; fail "bare_ulfm_reference did not build in the root"; }
+  for round in $(seq 1 "$rounds"); do
+    status=0
+    done_file=$work/bare.log
+    in_root "$deadline" /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun --with-ft ulfm --oversubscribe --mca btl self,sm,tcp --mca btl_tcp_if_include lo -np "$ranks" \
+      /src/out/bare_ulfm_reference 64 12 6 "r$round" >"$work/bare.log" 2>&1 || status=$?
+    done_file=""
+    phases=$(grep -a '^BARE_ULFM ' "$work/bare.log" | head -1)
+    if [[ -z "$phases" ]]; then
+      echo "BENCH bare ULFM reference $round/$rounds ($ranks ranks): NO RECOVERY (exit $status); its log:"
+      sed 's/^/  /' "$work/bare.log"
+      continue
+    fi
+    echo "BENCH bare ULFM reference $round/$rounds ($ranks ranks): ${phases#BARE_ULFM } (after the SIGKILL)" |
+      tee -a "$work/bare-phases.log"
+  done
+  # Medians of kill -> computing again, and ftb's as a multiple of the reference's.
+  median() { grep -ao "$1[0-9]*" "$2" | grep -o '[0-9]*$' | sort -n | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
+  ftb_ms=$(median 'computing ' "$work/phases.log")
+  bare_ms=$(median 'computing_ms=' "$work/bare-phases.log" 2>/dev/null || true)
+  if [[ -n "$ftb_ms" && -n "$bare_ms" && "$bare_ms" -gt 0 ]]; then
+    awk -v f="$ftb_ms" -v b="$bare_ms" -v n="$rounds" 'BEGIN {
+      printf "BENCH ULFM kill -> computing again, median of %d: ftb %.3f s, bare ULFM reference %.3f s = %.2fx the reference\n", n, f / 1000, b / 1000, f / b}'
+  fi
+  exit 0
+fi
 
 # The hang of issue 18, deterministic (group_wait_probe.c): rank 1 starts a
 # checkpoint that its group {0,1} left for the repair after rank 3's death.
