@@ -147,7 +147,7 @@ done
 # Documentation at its workspace paths, so that "docs/SECURITY.md" in a message
 # or README's links resolve under share/doc/ftb. A doc not in the --from tree is named.
 for doc in README.md docs/AGENT_SETTINGS.md docs/ARCHITECTURE.md docs/FILTERS.md docs/FTBCTL.md docs/FTB05.md docs/METRICS.md \
-           docs/SECURITY.md docs/RECOVERY_EVENTS.md client/ftb05/API_NOTES.md components/ipmi/README.md \
+           docs/FTBCKPT.md docs/FTB_RUN.md docs/SECURITY.md docs/RECOVERY_EVENTS.md client/ftb05/API_NOTES.md components/ipmi/README.md \
            components/ib/README.md components/launcher_bridge/README.md components/mpi_bridge/README.md; do
   if [[ -e "$(source_file "$doc")" ]]; then
     install -D -m 0644 "$(source_file "$doc")" "$root/share/doc/ftb/$doc"
