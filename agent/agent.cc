@@ -140,7 +140,8 @@ Status Agent::bind() {
                    most, config_.max_tcp_connections);
     }
     // Watching before the bind, so that every connection is counted.
-    auto limit = TcpConnectionLimit::watch(context_, socket_, most);
+    auto limit = TcpConnectionLimit::watch(
+        context_, socket_, {.total = most, .per_host = config_.max_tcp_connections_per_host});
     if (!limit.ok()) return limit.status();
     tcp_limit_ = std::move(limit).value();
     // Nothing to do when it fires: the loop reads the monitor every turn.

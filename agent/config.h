@@ -57,6 +57,7 @@ struct AgentConfig {
   // Connections the TCP endpoint holds (remote clients and tree peers), at
   // most what the descriptor limit leaves (agent.cc); 0: only that bound.
   uint32_t max_tcp_connections = 4096;
+  uint32_t max_tcp_connections_per_host = 1024;  // from one remote address; 0: no limit
   std::string log_level = "info";
   std::string ready_file;  // written with the bound endpoints once clients are accepted
   // Prometheus metrics over HTTP, "host:port" (docs/METRICS.md); "" = off.

@@ -83,6 +83,12 @@ const std::array kSettings = {
             "setting, the endpoint holds at most an eighth of the agent's descriptor limit "
             "(LimitNOFILE=), so remote peers never take the descriptors local clients need "
             "(docs/SECURITY.md)."},
+    Setting{"max-tcp-connections-per-host", &C::max_tcp_connections_per_host,
+            "Connections one remote address may hold on the TCP endpoint; 0: no limit", "",
+            R::kRestart, NumberRange{0, 1u << 20}, {},
+            "Beyond it a new connection from that address is shut down as soon as the agent "
+            "hears of it, counted and logged once a second, so that one host cannot take the "
+            "whole of max-tcp-connections from the others (docs/SECURITY.md)."},
     Setting{"log-level", &C::log_level, "trace, debug, info, warn, error, critical or off", "",
             R::kLive, std::nullopt, kLogLevels},
     Setting{"ready-file", &C::ready_file,

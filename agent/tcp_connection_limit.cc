@@ -19,23 +19,23 @@ uint16_t portOf(const sockaddr_storage& address) {
   return 0;
 }
 
-// "ADDRESS:PORT" of the peer of `fd`, "?" when it has none.
-std::string peerOf(int fd) {
+// The remote address of `fd`, "" when it has none.
+std::string hostOf(int fd) {
   sockaddr_storage address{};
   socklen_t length = sizeof address;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "?";
-  char text[INET6_ADDRSTRLEN] = "?";
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "";
+  char text[INET6_ADDRSTRLEN] = "";
   const void* raw = address.ss_family == AF_INET
                         ? static_cast<const void*>(&reinterpret_cast<sockaddr_in&>(address).sin_addr)
                         : static_cast<const void*>(&reinterpret_cast<sockaddr_in6&>(address).sin6_addr);
-  ::inet_ntop(address.ss_family, raw, text, sizeof text);
-  return std::string(text) + ":" + std::to_string(portOf(address));
+  if (::inet_ntop(address.ss_family, raw, text, sizeof text) == nullptr) return "";
+  return text;
 }
 
 }  // namespace
 
 Result<TcpConnectionLimit> TcpConnectionLimit::watch(ZmqContext& context, ZmqSocket& socket,
-                                                     std::size_t limit) {
+                                                     Limits limits) {
   Result<ZmqMonitor> monitor =
       ZmqMonitor::watch(context, socket, {ZmqLinkEvent::kAccepted, ZmqLinkEvent::kDisconnected});
   if (!monitor.ok()) {
@@ -43,7 +43,7 @@ Result<TcpConnectionLimit> TcpConnectionLimit::watch(ZmqContext& context, ZmqSoc
   }
   TcpConnectionLimit watched;
   watched.monitor_ = std::move(monitor).value();
-  watched.limit_ = limit;
+  watched.limits_ = limits;
   return watched;
 }
 
@@ -57,21 +57,48 @@ void TcpConnectionLimit::poll() {
   while (std::optional<ZmqMonitorEvent> event = monitor_.next()) {
     if (!event->endpoint.starts_with("tcp://")) continue;  // an IPC endpoint's
     const int fd = static_cast<int>(event->value);
-    if (event->kind == ZmqLinkEvent::kDisconnected) {
-      open_.erase(fd);
-      continue;
-    }
+    forget(fd);  // closed, or (accepted) a descriptor reused before its close was read
     if (event->kind != ZmqLinkEvent::kAccepted) continue;
-    open_.insert(fd);
-    if (limit_ == 0 || open_.size() <= limit_) continue;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_scan_ >= std::chrono::seconds(1)) {
-      open_ = findOurConnections();
-      last_scan_ = now;
-      if (open_.size() <= limit_) continue;
-    }
-    refuse(fd, event->endpoint);
+    std::string host = hostOf(fd);
+    remember(fd, host);
+    if (const std::string why = overLimit(host); !why.empty()) refuse(fd, event->endpoint, why);
   }
+}
+
+void TcpConnectionLimit::remember(int fd, std::string host) {
+  ++per_host_[host];
+  open_[fd] = std::move(host);
+}
+
+void TcpConnectionLimit::forget(int fd) {
+  const auto it = open_.find(fd);
+  if (it == open_.end()) return;
+  const auto count = per_host_.find(it->second);
+  if (count != per_host_.end() && --count->second == 0) per_host_.erase(count);
+  open_.erase(it);
+}
+
+std::string TcpConnectionLimit::overLimit(const std::string& host) {
+  auto over = [&] {
+    if (limits_.total > 0 && open_.size() > limits_.total) {
+      return "the agent holds its limit of " + std::to_string(limits_.total) +
+             " TCP connections (max-tcp-connections, at most an eighth of the descriptor limit)";
+    }
+    const auto held = per_host_.find(host);
+    if (limits_.per_host > 0 && held != per_host_.end() && held->second > limits_.per_host) {
+      return host + " holds " + std::to_string(limits_.per_host) +
+             " TCP connections, max-tcp-connections-per-host";
+    }
+    return std::string();
+  };
+  if (over().empty()) return "";
+  // Confirmed by the descriptors themselves, should libzmq have closed one untold.
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_scan_ >= std::chrono::seconds(1)) {
+    last_scan_ = now;
+    rescan();
+  }
+  return over();
 }
 
 bool TcpConnectionLimit::isOurConnection(int fd) const {
@@ -89,30 +116,28 @@ bool TcpConnectionLimit::isOurConnection(int fd) const {
   return ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) == 0;
 }
 
-std::unordered_set<int> TcpConnectionLimit::findOurConnections() const {
+void TcpConnectionLimit::rescan() {
   DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return open_;
-  std::unordered_set<int> found;
+  if (dir == nullptr) return;
+  open_.clear();
+  per_host_.clear();
   while (const dirent* entry = ::readdir(dir)) {
     char* end = nullptr;
     const long fd = std::strtol(entry->d_name, &end, 10);
     if (end != entry->d_name && *end == '\0' && isOurConnection(static_cast<int>(fd))) {
-      found.insert(static_cast<int>(fd));
+      remember(static_cast<int>(fd), hostOf(static_cast<int>(fd)));
     }
   }
   ::closedir(dir);
-  return found;
 }
 
-void TcpConnectionLimit::refuse(int fd, const std::string& endpoint) {
+void TcpConnectionLimit::refuse(int fd, const std::string& endpoint, const std::string& why) {
   if (!isOurConnection(fd)) return;  // closed meanwhile, its descriptor reused
-  const std::string peer = peerOf(fd);
+  const std::string peer = hostOf(fd);
   ::shutdown(fd, SHUT_RDWR);
   ++refused_;
-  log_.warn("tcp-connections",
-            "{}: refused a connection from {}: the agent holds its limit of {} TCP connections "
-            "(max-tcp-connections, at most an eighth of the descriptor limit; {} refused so far)",
-            endpoint, peer, limit_, refused_);
+  log_.warn("tcp-connections", "{}: refused a connection from {}: {} ({} refused so far)", endpoint, peer,
+            why, refused_);
 }
 
 }  // namespace ftb::agent

@@ -1,4 +1,5 @@
-// TcpConnectionLimit: a bound on the connections of the agent's TCP endpoint.
+// TcpConnectionLimit: bounds on the connections of the agent's TCP endpoint,
+// in all and per remote host.
 // libzmq accepts them itself, before the agent hears of them, so the agent
 // cannot refuse one at the door as it does on its stream socket. A monitor of
 // the agent's socket reports each connection a TCP listener accepted, with its
@@ -7,7 +8,7 @@
 // which then sees the end and closes it). So no one can take every descriptor
 // by holding connections open.
 //
-// The open connections are a set of descriptors that the events keep (a
+// The open connections are descriptors (with their remote hosts) that the events keep (a
 // descriptor closed and reused is removed, then added again, in the events'
 // order). A descriptor from an event may have been reused by the time it is
 // read: only a connected TCP socket on one of the agent's TCP ports is ever
@@ -21,7 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "agent/rate_limited_log.h"
@@ -32,9 +33,14 @@ namespace ftb::agent {
 
 class TcpConnectionLimit {
  public:
+  struct Limits {
+    std::size_t total = 0;     // connections in all; 0: no limit
+    std::size_t per_host = 0;  // connections from one remote address; 0: no limit
+  };
+
   TcpConnectionLimit() = default;  // watches nothing
   // Before `socket` binds, so that no connection goes uncounted.
-  static Result<TcpConnectionLimit> watch(ZmqContext& context, ZmqSocket& socket, std::size_t limit);
+  static Result<TcpConnectionLimit> watch(ZmqContext& context, ZmqSocket& socket, Limits limits);
 
   // After each bind: a TCP endpoint the socket listens on ("tcp://ADDRESS:PORT").
   void addListener(const std::string& endpoint);
@@ -45,18 +51,23 @@ class TcpConnectionLimit {
   bool isOpen() const { return monitor_.isOpen(); }
   const ZmqSocket& monitorSocket() const { return monitor_.socket(); }
   std::size_t open() const { return open_.size(); }
-  std::size_t limit() const { return limit_; }
+  const Limits& limits() const { return limits_; }
   uint64_t refused() const { return refused_; }
 
  private:
   bool isOurConnection(int fd) const;
-  std::unordered_set<int> findOurConnections() const;
-  void refuse(int fd, const std::string& endpoint);
+  void remember(int fd, std::string host);
+  void forget(int fd);
+  // Why the newest connection, from `host`, is one too many; "" when it is not.
+  std::string overLimit(const std::string& host);
+  void rescan();
+  void refuse(int fd, const std::string& endpoint, const std::string& why);
 
   ZmqMonitor monitor_;
-  std::size_t limit_ = 0;
+  Limits limits_;
   std::vector<uint16_t> ports_;
-  std::unordered_set<int> open_;  // descriptors
+  std::unordered_map<int, std::string> open_;  // descriptor -> remote host
+  std::unordered_map<std::string, std::size_t> per_host_;
   uint64_t refused_ = 0;
   std::chrono::steady_clock::time_point last_scan_{};
   RateLimitedLog log_{1};

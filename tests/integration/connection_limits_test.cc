@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -46,18 +47,28 @@ bool closedByAgent(int fd) {
   }
 }
 
+// A TCP connection to 127.0.0.1:PORT from the loopback address `from`; -1
+// with errno when it fails.
+int connectTcp(uint16_t port, const char* from = "127.0.0.1") {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in source{};
+  source.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from, &source.sin_addr);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&source), sizeof(source)) != 0 ||
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    return -1;
+  }
+  return fd;
+}
+
 // A connected socket to PATH (a Unix socket) or, for "tcp:PORT", to
 // 127.0.0.1:PORT; -1 with errno when it fails.
 int connectTo(const std::string& path) {
-  if (path.rfind("tcp:", 0) == 0) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(std::stoi(path.substr(4))));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) return -1;
-    return fd;
-  }
+  if (path.rfind("tcp:", 0) == 0) return connectTcp(static_cast<uint16_t>(std::stoi(path.substr(4))));
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -239,6 +250,41 @@ BOOST_AUTO_TEST_CASE(a_peer_that_asks_and_never_reads_costs_a_bounded_amount) {
   // 200 replies of ~4 MiB each would be ~800 MiB; the bounds keep it to a few tens.
   const long grown_mib = (residentKib(agent) - before) / 1024;
   BOOST_TEST(grown_mib < 100, "the agent grew by " << grown_mib << " MiB");
+}
+
+// One remote host cannot take the TCP endpoint from the others: past
+// --max-tcp-connections-per-host its new connections are shut down, while
+// another address still gets in.
+BOOST_AUTO_TEST_CASE(a_remote_host_is_held_to_its_tcp_connection_limit) {
+  AgentProcess agent({"--max-tcp-connections-per-host=10", "--metrics-listen=127.0.0.1:0"});
+  const std::string tcp = agent.tcpEndpoint();
+  const auto port = static_cast<uint16_t>(std::stoi(tcp.substr(tcp.rfind(':') + 1)));
+  std::vector<int> first, other;
+  auto closed = [](const std::vector<int>& fds) {
+    return static_cast<int>(std::count_if(fds.begin(), fds.end(), closedByAgent));
+  };
+  for (int i = 0; i < 40; ++i) first.push_back(connectTcp(port));
+  BOOST_REQUIRE(std::count(first.begin(), first.end(), -1) == 0);
+  BOOST_TEST(ftb::testing::waitFor([&] { return closed(first) >= 30; }));
+  // Five from another loopback address, then one more from the first: the
+  // agent reads its connections in order, so once that last one is shut
+  // down, any of the five it refused would have been shut down before it.
+  for (int i = 0; i < 5; ++i) other.push_back(connectTcp(port, "127.0.0.2"));
+  BOOST_REQUIRE(std::count(other.begin(), other.end(), -1) == 0);
+  const int last = connectTcp(port);
+  BOOST_REQUIRE(last >= 0);
+  BOOST_TEST(ftb::testing::waitFor([&] { return closedByAgent(last); }));
+  // (libzmq itself closes a connection that never finishes its handshake
+  // after 30 s: none of these is that old yet.)
+  BOOST_TEST(closed(first) >= 30);
+  BOOST_TEST(closed(other) == 0);
+  BOOST_TEST(ftb::testing::waitFor([&] {
+    return ftb::testing::scrapeMetrics(agent.metricsAddress())
+               .sum("ftb_agent_refusals_total", {{"reason", "connection"}}) == 31;
+  }));
+  for (int fd : first) ::close(fd);
+  for (int fd : other) ::close(fd);
+  ::close(last);
 }
 
 BOOST_AUTO_TEST_CASE(out_of_descriptors_the_agent_refuses_the_excess_and_keeps_serving) {
