@@ -225,75 +225,75 @@ placements=(spare)
 [[ -n "$bench" ]] && placements+=(in-place)
 hung=0
 for placement in "${placements[@]}"; do
-if [[ "$placement" == spare ]]; then
-  extra_env=() where="replacement on the spare" lost_restore="level=L3 \$protected rank=LOST rebuilt=xor"
-  crash_args=("${crash[@]}")
-  # Rebuilt: every rank writes the restored state again at L3 before computing on.
-  protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
-else
-  extra_env=(-x FTBCKPT_SPARE_NODES=) where="replacement in place" lost_restore="level=L1 \$protected rank=LOST rebuilt=none"
-  crash_args=("${crash[@]}" --crash-once)  # the replacement, on the same node, restored: no second kill
-  # Nothing rebuilt: every copy of the restored checkpoint is still in place.
-  protected="protect_seconds=0 protected_ckpt_id=[0-9]* protected_level=L1"
-fi
-for round in $(seq 1 "$rounds"); do
-  t0=$SECONDS
-  status=$(run_job crash "$deadline" "${crash_args[@]}")
-  crashed=$(result crash)
-  grep -aq "$victim" "$work/crash.log" || { cat "$work/crash.log" >&2; fail "no '$victim'"; }
-  if [[ -z "$crashed" && -n "$bench" ]]; then
-    # A bench round that never recovered is a figure too (Open MPI 5.0.7 at
-    # times detects nothing): said, and the other rounds still run.
-    echo "BENCH ULFM run-through $round/$rounds ($ranks ranks, $where): NO RECOVERY: no RESULT within ${deadline} s (exit $status); its log:"
-    sed 's/^/  /' "$work/crash.log"
-    hung=$((hung + 1))
-    continue
+  if [[ "$placement" == spare ]]; then
+    extra_env=() where="replacement on the spare" lost_restore="level=L3 \$protected rank=LOST rebuilt=xor"
+    crash_args=("${crash[@]}")
+    # Rebuilt: every rank writes the restored state again at L3 before computing on.
+    protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
+  else
+    extra_env=(-x FTBCKPT_SPARE_NODES=) where="replacement in place" lost_restore="level=L1 \$protected rank=LOST rebuilt=none"
+    crash_args=("${crash[@]}" --crash-once)  # the replacement, on the same node, restored: no second kill
+    # Nothing rebuilt: every copy of the restored checkpoint is still in place.
+    protected="protect_seconds=0 protected_ckpt_id=[0-9]* protected_level=L1"
   fi
-  [[ -n "$crashed" ]] || { cat "$work/crash.log" >&2; fail "the run with a killed rank printed no RESULT (exit $status)"; }
-  grep -aq 'run-through .* step computing' "$work/crash.log" ||
-    { cat "$work/crash.log" >&2; fail "no run-through recovery reported"; }
-  [[ "$crashed" == "$clean" ]] ||
-    { cat "$work/crash.log" >&2; fail "not bit-exact: '$crashed' after the recovery, '$clean' without"; }
-  grep -a 'run-through\|kills itself' "$work/crash.log"
-  # The phases, from the wall-clock times of the kill and of each step (rank 0's).
-  awk '/kills itself/ {for (i = 1; i <= NF; i++) if ($i == "time") k = $(i + 1)}
-    /run-through .* step/ {for (i = 1; i <= NF; i++) {if ($i == "step") s = $(i + 1); if ($i == "time") t = $(i + 1)}
-      printf "%s %.0f ms  ", s, (t - k) * 1000}
-    END {print "(after the SIGKILL)"}' "$work/crash.log" |
-    sed "s/^/BENCH ULFM run-through $round\/$rounds ($ranks ranks, $where): /" | tee -a "$work/phases-$placement.log"
-  if ((status != 0)); then
-    # The computation is complete and checked; only the teardown is late.
-    echo "note: mpirun ended with status $status after RESULT (MPI_Finalize after a recovery hangs or crashes in Open MPI 5.0.7 at times; see components/mpi_bridge/README.md)"
-  fi
-  # The story as events, all with the recovery's correlation id: every step
-  # from rank 0, every rank's restore (the replacement rebuilt, survivors from
-  # L1), each protected again at L3 before computing on (a new checkpoint id).
-  corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/crash.log" | awk '{print $2}')
-  lost=${victim#rank }
-  lost=${lost%% *}
-  expected=()
-  for step in detected shrunk spawned restored computing; do expected+=("FTB_RUN_THROUGH .*corr=$corr .*step=$step"); done
-  # The replacement was spawned with a `host` info key: the machine its rank ran
-  # on (FTBCKPT_NODE_MAP makes the spare s0 a name only; the root shares our host name).
-  expected+=("FTB_RUN_THROUGH .*corr=$corr hosts=$(hostname) .*step=spawned")
-  for r in $(seq 0 $((ranks - 1))); do
-    if ((r == lost)); then
-      restore=${lost_restore//\$protected/$protected}
-      expected+=("FTB_RESTART_DONE .*corr=$corr ${restore//LOST/$r}")
-    else
-      expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 $protected rank=$r rebuilt=none")
+  for round in $(seq 1 "$rounds"); do
+    t0=$SECONDS
+    status=$(run_job crash "$deadline" "${crash_args[@]}")
+    crashed=$(result crash)
+    grep -aq "$victim" "$work/crash.log" || { cat "$work/crash.log" >&2; fail "no '$victim'"; }
+    if [[ -z "$crashed" && -n "$bench" ]]; then
+      # A bench round that never recovered is a figure too (Open MPI 5.0.7 at
+      # times detects nothing): said, and the other rounds still run.
+      echo "BENCH ULFM run-through $round/$rounds ($ranks ranks, $where): NO RECOVERY: no RESULT within ${deadline} s (exit $status); its log:"
+      sed 's/^/  /' "$work/crash.log"
+      hung=$((hung + 1))
+      continue
     fi
+    [[ -n "$crashed" ]] || { cat "$work/crash.log" >&2; fail "the run with a killed rank printed no RESULT (exit $status)"; }
+    grep -aq 'run-through .* step computing' "$work/crash.log" ||
+      { cat "$work/crash.log" >&2; fail "no run-through recovery reported"; }
+    [[ "$crashed" == "$clean" ]] ||
+      { cat "$work/crash.log" >&2; fail "not bit-exact: '$crashed' after the recovery, '$clean' without"; }
+    grep -a 'run-through\|kills itself' "$work/crash.log"
+    # The phases, from the wall-clock times of the kill and of each step (rank 0's).
+    awk '/kills itself/ {for (i = 1; i <= NF; i++) if ($i == "time") k = $(i + 1)}
+      /run-through .* step/ {for (i = 1; i <= NF; i++) {if ($i == "step") s = $(i + 1); if ($i == "time") t = $(i + 1)}
+        printf "%s %.0f ms  ", s, (t - k) * 1000}
+      END {print "(after the SIGKILL)"}' "$work/crash.log" |
+      sed "s/^/BENCH ULFM run-through $round\/$rounds ($ranks ranks, $where): /" | tee -a "$work/phases-$placement.log"
+    if ((status != 0)); then
+      # The computation is complete and checked; only the teardown is late.
+      echo "note: mpirun ended with status $status after RESULT (MPI_Finalize after a recovery hangs or crashes in Open MPI 5.0.7 at times; see components/mpi_bridge/README.md)"
+    fi
+    # The story as events, all with the recovery's correlation id: every step
+    # from rank 0, every rank's restore (the replacement rebuilt, survivors from
+    # L1), each protected again at L3 before computing on (a new checkpoint id).
+    corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/crash.log" | awk '{print $2}')
+    lost=${victim#rank }
+    lost=${lost%% *}
+    expected=()
+    for step in detected shrunk spawned restored computing; do expected+=("FTB_RUN_THROUGH .*corr=$corr .*step=$step"); done
+    # The replacement was spawned with a `host` info key: the machine its rank ran
+    # on (FTBCKPT_NODE_MAP makes the spare s0 a name only; the root shares our host name).
+    expected+=("FTB_RUN_THROUGH .*corr=$corr hosts=$(hostname) .*step=spawned")
+    for r in $(seq 0 $((ranks - 1))); do
+      if ((r == lost)); then
+        restore=${lost_restore//\$protected/$protected}
+        expected+=("FTB_RESTART_DONE .*corr=$corr ${restore//LOST/$r}")
+      else
+        expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 $protected rank=$r rebuilt=none")
+      fi
+    done
+    for _ in $(seq 1 300); do
+      missing=""
+      for e in "${expected[@]}"; do grep -aq "$e" "$work/events.log" || missing=$e; done
+      [[ -z "$missing" ]] && break
+      sleep 0.1
+    done
+    [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 30 s"; }
+    echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost: ${lost_restore##* })"
+    echo "run-through $round/$rounds ($ranks ranks, $where): $crashed in $((SECONDS - t0)) s, bit-exact, one mpirun"
   done
-  for _ in $(seq 1 300); do
-    missing=""
-    for e in "${expected[@]}"; do grep -aq "$e" "$work/events.log" || missing=$e; done
-    [[ -z "$missing" ]] && break
-    sleep 0.1
-  done
-  [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 30 s"; }
-  echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost: ${lost_restore##* })"
-  echo "run-through $round/$rounds ($ranks ranks, $where): $crashed in $((SECONDS - t0)) s, bit-exact, one mpirun"
-done
 done
 extra_env=()
 if ((hung > 0)); then
