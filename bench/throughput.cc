@@ -3,6 +3,7 @@
 // events arrive in publish order. The orchestrator only coordinates and reads
 // the agent's CPU time.
 #include <atomic>
+#include <functional>
 #include <iostream>
 #include <thread>
 #include <unordered_map>
@@ -176,35 +177,37 @@ int publisherMain(Channel& channel, const ThroughputOptions& options) {
   return channel.send(report) ? 0 : 1;
 }
 
+// `count` (at least one) child processes running `body`, each of which said Ready.
+Result<std::vector<ChildProcess>> spawnReady(const std::string& role, uint32_t count,
+                                             const std::function<int(Channel&)>& body) {
+  std::vector<ChildProcess> children;
+  for (uint32_t i = 0; i < std::max<uint32_t>(1, count); ++i) {
+    children.push_back(ChildProcess::spawn(role, body));
+    Ready ready;
+    if (!children.back().channel().recv(&ready, 15s)) {
+      return unavailable("a " + role + " process did not get ready (see its message above)");
+    }
+  }
+  return children;
+}
+
 }  // namespace
 
 Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
-  std::vector<ChildProcess> subscribers;
-  for (uint32_t i = 0; i < std::max<uint32_t>(1, options.subscribers); ++i) {
-    subscribers.push_back(ChildProcess::spawn(
-        "subscriber", [&](Channel& ch) { return subscriberMain(ch, options); }));
-    Ready ready;
-    if (!subscribers.back().channel().recv(&ready, 15s)) {
-      return unavailable("a subscriber process did not get ready (see its message above)");
-    }
-  }
-  std::vector<ChildProcess> publishers;
-  for (uint32_t i = 0; i < std::max<uint32_t>(1, options.publishers); ++i) {
-    publishers.push_back(ChildProcess::spawn(
-        "publisher", [&](Channel& ch) { return publisherMain(ch, options); }));
-    Ready ready;
-    if (!publishers.back().channel().recv(&ready, 15s)) {
-      return unavailable("a publisher process did not get ready (see its message above)");
-    }
-  }
+  Result<std::vector<ChildProcess>> subscribers = spawnReady(
+      "subscriber", options.subscribers, [&](Channel& ch) { return subscriberMain(ch, options); });
+  if (!subscribers.ok()) return subscribers.status();
+  Result<std::vector<ChildProcess>> publishers = spawnReady(
+      "publisher", options.publishers, [&](Channel& ch) { return publisherMain(ch, options); });
+  if (!publishers.ok()) return publishers.status();
 
   const ProcessUsage agent_before = processUsage(options.agent_pid);
-  for (auto& p : publishers) {
+  for (auto& p : *publishers) {
     if (!p.channel().send(Go{})) return unavailable("a publisher process is gone");
   }
   // Summed; the first start and the last publish and ack of all.
   PublisherReport pub{.start_ns = UINT64_MAX, .flushed = true};
-  for (auto& p : publishers) {
+  for (auto& p : *publishers) {
     PublisherReport one{};
     if (!p.channel().recv(&one, 30min)) {
       return unavailable("a publisher process did not finish (see its message above)");
@@ -218,11 +221,11 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
     pub.flushed = pub.flushed && one.flushed;
     pub.usage = pub.usage + one.usage;
   }
-  for (auto& s : subscribers) {
+  for (auto& s : *subscribers) {
     if (!s.channel().send(Expect{pub.published})) return unavailable("a subscriber process is gone");
   }
   SubscriberReport sub{};  // summed; the last delivery is the latest of all
-  for (auto& s : subscribers) {
+  for (auto& s : *subscribers) {
     SubscriberReport one{};
     if (!s.channel().recv(&one, 30min)) {
       return unavailable("a subscriber process did not report (see its message above)");
@@ -236,16 +239,16 @@ Result<ThroughputResult> runThroughput(const ThroughputOptions& options) {
     sub.usage = sub.usage + one.usage;
   }
   const ProcessUsage agent_after = processUsage(options.agent_pid);
-  for (auto& p : publishers) (void)p.wait();
-  for (auto& s : subscribers) (void)s.wait();
+  for (auto& p : *publishers) (void)p.wait();
+  for (auto& s : *subscribers) (void)s.wait();
   if (!pub.flushed) {
     std::cerr << "ftb_bench: the agent did not acknowledge every published event in time\n";
   }
 
   ThroughputResult r;
   r.published = pub.published;
-  r.subscribers = static_cast<uint32_t>(subscribers.size());
-  r.publishers = static_cast<uint32_t>(publishers.size());
+  r.subscribers = static_cast<uint32_t>(subscribers->size());
+  r.publishers = static_cast<uint32_t>(publishers->size());
   r.publish_errors = pub.errors;
   r.resource_exhausted_retries = pub.retries;
   r.publish_seconds = (pub.published_ns - pub.start_ns) / 1e9;
