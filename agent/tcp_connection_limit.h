@@ -1,21 +1,19 @@
 // TcpConnectionLimit: bounds on the connections of the agent's TCP endpoint,
-// in all and per remote host.
-// libzmq accepts them itself, before the agent hears of them, so the agent
-// cannot refuse one at the door as it does on its stream socket. A monitor of
-// the agent's socket reports each connection a TCP listener accepted, with its
-// descriptor, and each close; past the limit the agent shuts the new
-// connection down (shutdown(2), never close: the descriptor stays libzmq's,
-// which then sees the end and closes it). So no one can take every descriptor
-// by holding connections open.
+// in all and per remote host. libzmq accepts them itself, before the agent
+// hears of them, so the agent cannot refuse one at the door as it does on its
+// stream socket. A monitor of the agent's socket reports each connection a TCP
+// listener accepted, with its descriptor, and each close; past a limit the
+// agent shuts the new connection down (shutdown(2), never close: the
+// descriptor stays libzmq's, which then sees the end and closes it). So no one
+// can take every descriptor by holding connections open.
 //
-// The open connections are descriptors (with their remote hosts) that the events keep (a
-// descriptor closed and reused is removed, then added again, in the events'
-// order). A descriptor from an event may have been reused by the time it is
-// read: only a connected TCP socket on one of the agent's TCP ports is ever
-// shut down, so a reused descriptor that is anything else is left alone. When
-// the set says the limit is passed, a scan of the agent's descriptors (at most
-// once a second) replaces it, should libzmq have closed a connection without
-// telling.
+// The events keep a map of open descriptors to remote hosts (a descriptor
+// closed and reused is removed, then added again, in the events' order). A
+// descriptor from an event may have been reused by the time it is read: only
+// a connected TCP socket on one of the agent's TCP ports is ever shut down, so
+// a reused descriptor that is anything else is left alone. When the map says
+// a limit is passed, a scan of the agent's descriptors (at most once a second)
+// replaces it, should libzmq have closed a connection without telling.
 // Threading: one thread (the agent's event loop).
 #pragma once
 

@@ -226,12 +226,12 @@ placements=(spare)
 hung=0
 for placement in "${placements[@]}"; do
   if [[ "$placement" == spare ]]; then
-    extra_env=() where="replacement on the spare" lost_restore="level=L3 \$protected rank=LOST rebuilt=xor"
+    extra_env=() where="replacement on the spare" lost_level=L3 lost_rebuilt=xor
     crash_args=("${crash[@]}")
     # Rebuilt: every rank writes the restored state again at L3 before computing on.
     protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
   else
-    extra_env=(-x FTBCKPT_SPARE_NODES=) where="replacement in place" lost_restore="level=L1 \$protected rank=LOST rebuilt=none"
+    extra_env=(-x FTBCKPT_SPARE_NODES=) where="replacement in place" lost_level=L1 lost_rebuilt=none
     crash_args=("${crash[@]}" --crash-once)  # the replacement, on the same node, restored: no second kill
     # Nothing rebuilt: every copy of the restored checkpoint is still in place.
     protected="protect_seconds=0 protected_ckpt_id=[0-9]* protected_level=L1"
@@ -278,8 +278,7 @@ for placement in "${placements[@]}"; do
     expected+=("FTB_RUN_THROUGH .*corr=$corr hosts=$(hostname) .*step=spawned")
     for r in $(seq 0 $((ranks - 1))); do
       if ((r == lost)); then
-        restore=${lost_restore//\$protected/$protected}
-        expected+=("FTB_RESTART_DONE .*corr=$corr ${restore//LOST/$r}")
+        expected+=("FTB_RESTART_DONE .*corr=$corr level=$lost_level $protected rank=$r rebuilt=$lost_rebuilt")
       else
         expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 $protected rank=$r rebuilt=none")
       fi
@@ -291,7 +290,7 @@ for placement in "${placements[@]}"; do
       sleep 0.1
     done
     [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 30 s"; }
-    echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost: ${lost_restore##* })"
+    echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost: rebuilt=$lost_rebuilt)"
     echo "run-through $round/$rounds ($ranks ranks, $where): $crashed in $((SECONDS - t0)) s, bit-exact, one mpirun"
   done
 done
