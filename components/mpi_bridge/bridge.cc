@@ -6,10 +6,15 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "client/payload_fields.h"
 
 namespace ftb::mpi_bridge {
 namespace {
+
+// Node states replayed at connect: a few per node of the job and its spares.
+constexpr uint32_t kNodeStatesReplayed = 1024;
 
 // How long a rank's exit waits for the agent to acknowledge its last events.
 constexpr std::chrono::seconds kExitFlushTimeout{15};
@@ -28,8 +33,13 @@ const std::vector<EventDeclaration> kDeclarations = {
 
 }  // namespace
 
-LastWill procsDeadWill(const std::string& job_id, int rank, const std::string& node, const std::string& attempt) {
-  Tags tags{{"job", upper(job_id)}, {"rank", std::to_string(rank)}, {"host", node}, {"node", node}};
+LastWill procsDeadWill(const std::string& job_id, int rank, const std::string& node, const std::string& attempt,
+                       long pid) {
+  Tags tags{{"job", upper(job_id)},
+            {"rank", std::to_string(rank)},
+            {"host", node},
+            {"node", node},
+            {"pid", std::to_string(pid)}};
   if (!attempt.empty()) tags["attempt"] = attempt;
   return LastWill{.event_name = std::string(kProcsDeadEvent),
                   .severity = Severity::kFatal,
@@ -79,7 +89,8 @@ Result<Request> parseRequest(const Event& event) {
   return r;
 }
 
-Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), node_(std::move(node)) {
+Bridge::Bridge(const Config& config, int rank, std::string node, BridgeListeners listeners)
+    : rank_(rank), node_(std::move(node)), listeners_(listeners) {
   if (!config.agent) {
     error_ = "disabled by FTBCKPT_AGENT=0";
     return;
@@ -93,7 +104,8 @@ Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), 
   // FTB_RESTART_ATTEMPT (set by ftb-run) tells deaths of this run from late
   // ones of an earlier run.
   const char* attempt = std::getenv("FTB_RESTART_ATTEMPT");
-  options.last_will = procsDeadWill(config.job_id, rank, node_, attempt == nullptr ? "" : attempt);
+  attempt_ = attempt == nullptr ? "" : attempt;
+  options.last_will = procsDeadWill(config.job_id, rank, node_, attempt_, static_cast<long>(getpid()));
   auto client = Client::connect(options);
   if (!client) {
     error_ = client.status().toString();
@@ -107,11 +119,45 @@ Bridge::Bridge(const Config& config, int rank, std::string node) : rank_(rank), 
   client_ = std::move(*client);
   auto sub = client_->subscribe({.filter = "event_space=FTB.JL." + upper(config.job_id),
                                  .callback = [this](const Notification& n) { onNotification(n); }});
+  if (sub && listeners_.deaths != nullptr) {
+    // The agent publishes a will as an event of the dead client: our space, our job id.
+    sub = client_->subscribe({.filter = "event_space=" + std::string(kRuntimeSpace) + ", event_name=" +
+                                        std::string(kProcsDeadEvent) + ", jobid=" + config.job_id,
+                              .callback = [this](const Notification& n) {
+                                if (n.kind == Notification::Kind::kEvent) onPeerWill(n.event);
+                              }});
+  }
+  if (sub && listeners_.nodes != nullptr) {
+    // The launcher published its nodes' states at launch, before this rank
+    // connected: the agent's history replays the newest (oldest first).
+    sub = client_->subscribe({.filter = "event_space=FTB.NLA." + upper(config.job_id) + ", event_name=FTB_NLA_STATE",
+                              .callback =
+                                  [this](const Notification& n) {
+                                    auto host = n.event.tags.find("host"), state = n.event.tags.find("state");
+                                    if (n.kind != Notification::Kind::kEvent || host == n.event.tags.end() ||
+                                        state == n.event.tags.end()) {
+                                      return;
+                                    }
+                                    listeners_.nodes->update(host->second, state->second);
+                                  },
+                              .history = HistoryReplay{.last_n = kNodeStatesReplayed}});
+  }
   if (!sub) {
     error_ = sub.status().toString();
     (void)client_->disconnect();
     client_.reset();
   }
+}
+
+void Bridge::onPeerWill(const Event& will) {
+  auto tag = [&](const char* key) {
+    auto it = will.tags.find(key);
+    return it == will.tags.end() ? std::string() : it->second;
+  };
+  if (tag("attempt") != attempt_) return;  // a late death of an earlier run
+  const std::string rank = tag("rank"), pid = tag("pid");
+  if (rank.empty() || pid.empty()) return;  // a will of an older runtime: MPI will tell
+  listeners_.deaths->announce(std::atoi(rank.c_str()), tag("node"), std::atol(pid.c_str()));
 }
 
 Bridge::~Bridge() {

@@ -1,8 +1,10 @@
 // The runtime's link to the ftb backplane (docs/RECOVERY_EVENTS.md): a client
 // in FTB.MPI.FTBCKPT per rank, subscribed to the launcher's requests in
-// FTB.JL.<job>. Requests arrive on the SDK thread and are queued; the MPI
+// FTB.JL.<job>, to its peers' last wills and to its launcher's node states
+// (FTB.NLA.<job>). Requests arrive on the SDK thread and are queued; the MPI
 // thread takes them at its next loop call, acts collectively, and answers each
-// with respond().
+// with respond(). Wills and node states go to their listeners on the SDK
+// thread at once (peer_deaths.h, replacement_placement.h).
 //
 // Without an agent the bridge is simply not connected: the application runs
 // and checkpoints, and every call here does nothing.
@@ -18,6 +20,8 @@
 
 #include "client/client.h"
 #include "components/mpi_bridge/config.h"
+#include "components/mpi_bridge/peer_deaths.h"
+#include "components/mpi_bridge/replacement_placement.h"
 #include "components/mpi_bridge/schedule.h"
 
 namespace ftb::mpi_bridge {
@@ -39,10 +43,17 @@ struct Request {
   Event event;                 // what respond() answers
 };
 
+// What the bridge tells the runtime as it hears it, on the SDK thread. Each may
+// be null; each must outlive the bridge.
+struct BridgeListeners {
+  PeerDeaths* deaths = nullptr;  // the last wills of this job's other ranks
+  NodeStates* nodes = nullptr;   // FTB_NLA_STATE of the job's launcher, the newest replayed at connect
+};
+
 class Bridge {
  public:
   // Never fails: without an agent, connected() is false and error() says why.
-  Bridge(const Config& config, int rank, std::string node);
+  Bridge(const Config& config, int rank, std::string node, BridgeListeners listeners = {});
   ~Bridge();
 
   bool connected() const { return client_ != nullptr; }
@@ -58,6 +69,7 @@ class Bridge {
 
  private:
   void onNotification(const Notification& n);
+  void onPeerWill(const Event& will);
 
   std::unique_ptr<Client> client_;
   std::string error_;
@@ -66,13 +78,16 @@ class Bridge {
   uint64_t failures_ = 0;
   int rank_;
   std::string node_;
+  std::string attempt_;  // FTB_RESTART_ATTEMPT: wills of other attempts are not ours
+  BridgeListeners listeners_;
 };
 
 // Every rank's last will: FTB_MPI_PROCS_DEAD (FATAL) with tags job, rank,
-// host = node = the rank's node, and attempt (FTB_RESTART_ATTEMPT) when known.
+// host = node = the rank's node, pid, and attempt (FTB_RESTART_ATTEMPT) when known.
 // The bridge disconnects in finalize(), so only a rank that dies (or exits
 // without finalize) has it published.
-LastWill procsDeadWill(const std::string& job_id, int rank, const std::string& node, const std::string& attempt);
+LastWill procsDeadWill(const std::string& job_id, int rank, const std::string& node, const std::string& attempt,
+                       long pid);
 
 // Parses a launcher request; kInvalidArgument names the bad tag, kNotFound for
 // events that are not requests to us (FTB_JOB_STATE, FTB_DECISION, ...).

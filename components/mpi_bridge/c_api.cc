@@ -102,6 +102,9 @@ int ftbckpt_unwatch_comm(MPI_Comm comm) {
   return FTBCKPT_SUCCESS;
 }
 
+// Not through g_runtime: any thread may ask, and the answer is process-wide.
+int ftbckpt_interrupted(void) { return Runtime::interrupted() ? 1 : 0; }
+
 const char* ftbckpt_node(void) { return g_runtime ? g_runtime->node().c_str() : nullptr; }
 
 }  // extern "C"

@@ -37,9 +37,10 @@
  *
  * Every call is collective over ftbckpt_comm(), except
  * ftbckpt_protect, ftbckpt_last_error, ftbckpt_restart_available, ftbckpt_comm, ftbckpt_node,
- * ftbckpt_watch_comm and ftbckpt_unwatch_comm.
+ * ftbckpt_watch_comm, ftbckpt_unwatch_comm and ftbckpt_interrupted.
  * Return codes: FTBCKPT_SUCCESS or a negative FTBCKPT_E* code; ftbckpt_last_error()
- * says what happened. Not thread-safe: call from the thread that calls MPI.
+ * says what happened. Not thread-safe: call from the thread that calls MPI,
+ * except ftbckpt_interrupted (any thread).
  */
 #ifndef FTB_COMPONENTS_MPI_BRIDGE_FTBCKPT_H_
 #define FTB_COMPONENTS_MPI_BRIDGE_FTBCKPT_H_
@@ -102,6 +103,14 @@ MPI_Comm ftbckpt_comm(void);
  * Without ULFM both do nothing. Not collective. */
 int ftbckpt_watch_comm(MPI_Comm comm);
 int ftbckpt_unwatch_comm(MPI_Comm comm);
+/* 1 once a peer of this job is known lost (its last will came over the ftb
+ * backplane, or an MPI call failed) and a run-through recovery (ULFM) is due,
+ * else 0. Leave the compute phase and call ftbckpt_loop(): it repairs the
+ * communicator and restores the newest checkpoint (the work since it is done
+ * again). The repair needs every survivor, so a long compute phase should poll
+ * this, e.g. between blocks. Any thread, no MPI call, cheap (an atomic load);
+ * always 0 without ULFM. */
+int ftbckpt_interrupted(void);
 /* The node this rank runs on, as the runtime names it (FTBCKPT_NODE_MAP entry,
  * FTB_NODE_NAME or the hostname); NULL before ftbckpt_init. */
 const char* ftbckpt_node(void);

@@ -12,6 +12,7 @@
 //
 // Threading: every method is called from the thread that calls MPI; all but
 // protect() and restartAvailable() are collective over the communicator.
+// interrupted() is the exception: any thread, no MPI call.
 // Requests from the backplane arrive on the SDK thread and are acted on at the
 // next loop() call, by every rank at the same iteration.
 #pragma once
@@ -66,6 +67,14 @@ class Runtime {
   // The node this rank runs on, as the runtime names it (FTBCKPT_NODE_MAP,
   // FTB_NODE_NAME or the hostname).
   virtual const std::string& node() const = 0;
+
+  // True once a peer of this job is known lost (its last will came over the
+  // backplane, or an MPI call failed) and a run-through recovery (ULFM) is due:
+  // leave the compute phase and call loop(), which repairs and restores the
+  // newest checkpoint (work since then is redone). The repair needs every
+  // survivor, so a long compute phase should poll this. Any thread, no MPI
+  // call; always false without ULFM.
+  static bool interrupted();
 
   // FMI-style: the iteration to execute next (restoring on the first call if
   // there is data), or kExit. Checkpoints when the interval, Young/Daly or a

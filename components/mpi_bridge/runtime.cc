@@ -13,6 +13,8 @@
 #include <map>
 #include <thread>
 
+#include <unistd.h>
+
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/checkpoint_memory.h"
 #include "components/mpi_bridge/ckpt_restore.h"
@@ -87,9 +89,11 @@ class RuntimeImpl : public Runtime {
       writer_.enableAsync();
     }
     if (node_comm_ != MPI_COMM_NULL) writer_.enableNodeEncoder(node_comm_);
-    bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node);
+    bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node,
+                                       BridgeListeners{.deaths = &deaths_, .nodes = &node_states_});
     int disconnected = bridge_->connected() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
+    learnPeers();
     if (disconnected > 0 && job_.rank == 0 && job_.config.agent) {
       std::fprintf(stderr, "ftbckpt: %d of %d ranks not connected to an ftb agent (rank 0: %s); running without events\n",
                    disconnected, job_.size, bridge_->connected() ? "connected" : bridge_->error().c_str());
@@ -326,7 +330,8 @@ class RuntimeImpl : public Runtime {
   // it, collectively, exactly as a replacement's init and first loop() do.
   Result<long> runThrough() {
     (void)finishAsync();
-    auto repaired = ulfm_.repair(job_, job_.config, *bridge_);
+    deaths_.repairing();
+    auto repaired = ulfm_.repair(job_, job_.config, *bridge_, node_states_);
     if (!repaired) return repaired.status();
     auto job = makeJob(*repaired, job_.config);
     if (!job) return job.status();
@@ -338,6 +343,7 @@ class RuntimeImpl : public Runtime {
     if (job_.config.async) writer_.enableAsync();
     int disconnected = 0;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
+    learnPeers();
     restorer_.reset();
     plan_ = restorer_.plan();
     auto r = recover();
@@ -349,6 +355,21 @@ class RuntimeImpl : public Runtime {
     ulfm_.publishStep(*bridge_, "restored", {{"ckpt_id", std::to_string(r->ckpt_id)}});
     ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}});
     return iteration_;
+  }
+
+  // Collective: which process holds each rank now, so that a peer's last will
+  // can start a repair and a stale one cannot (peer_deaths.h). If the gather
+  // fails (a rank died meanwhile: MPI's error handler has seen it), wills stay
+  // ignored until the next repair learns again.
+  void learnPeers() {
+    long pid = static_cast<long>(getpid());
+    std::vector<long> pids(static_cast<std::size_t>(job_.size));
+    if (MPI_Allgather(&pid, 1, MPI_LONG, pids.data(), 1, MPI_LONG, job_.comm) != MPI_SUCCESS) return;
+    std::vector<PeerProcess> peers;
+    for (int r = 0; r < job_.size; ++r) {
+      peers.push_back({job_.node_of_rank[static_cast<std::size_t>(r)], pids[static_cast<std::size_t>(r)]});
+    }
+    deaths_.learn(std::move(peers), job_.rank);
   }
 
   // Collects a finished (or waits for a running) asynchronous checkpoint; if it
@@ -619,6 +640,9 @@ class RuntimeImpl : public Runtime {
   CheckpointWriter writer_;
   std::unique_ptr<Flusher> flusher_;
   CheckpointRestorer restorer_;
+  // Before bridge_, which holds pointers to them and must go first.
+  PeerDeaths deaths_{[](int) { UlfmRecovery::noticedByBackplane(); }};
+  NodeStates node_states_;
   std::unique_ptr<Bridge> bridge_;
   UlfmRecovery ulfm_;
   RestorePlan plan_;
@@ -645,6 +669,8 @@ class RuntimeImpl : public Runtime {
 };
 
 }  // namespace
+
+bool Runtime::interrupted() { return UlfmRecovery::interrupted(); }
 
 Result<std::unique_ptr<Runtime>> Runtime::create(MPI_Comm comm, Config config) {
   setHugePages(config.huge_pages);

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <ctime>
 
@@ -34,7 +33,10 @@ namespace {
 std::atomic<bool> g_failed{false};
 std::atomic<int64_t> g_detected_ns{0};
 std::atomic<int> g_first_class{MPI_SUCCESS};  // the error class that told this rank first
+// g_first_class when the backplane told first (no MPI error class is negative).
+constexpr int kNoticedByBackplane = -1;
 MPI_Comm g_job_comm = MPI_COMM_NULL;
+std::atomic<bool> g_watching{false};  // g_job_comm is set (read off the MPI thread)
 std::mutex g_derived_mu;
 std::vector<MPI_Comm> g_derived;  // revoked with g_job_comm (revokeWith)
 
@@ -64,7 +66,8 @@ void onMpiError(MPI_Comm* comm, int* code, ...) {
 }
 
 const char* className(int cls) {
-  return cls == MPIX_ERR_PROC_FAILED           ? "MPIX_ERR_PROC_FAILED"
+  return cls == kNoticedByBackplane            ? "FTB_MPI_PROCS_DEAD from the backplane"
+         : cls == MPIX_ERR_PROC_FAILED         ? "MPIX_ERR_PROC_FAILED"
          : cls == MPIX_ERR_PROC_FAILED_PENDING ? "MPIX_ERR_PROC_FAILED_PENDING"
          : cls == MPIX_ERR_REVOKED             ? "MPIX_ERR_REVOKED"
                                                : "none";
@@ -155,9 +158,20 @@ void UlfmRecovery::watch(MPI_Comm comm) {
   g_job_comm = comm;
   MPI_Comm_set_errhandler(comm, errorHandler());
   MPI_Comm_rank(comm, &rank_);
+  g_watching = true;
 }
 
 bool UlfmRecovery::failed() const { return g_failed.load(); }
+
+void UlfmRecovery::noticedByBackplane() {
+  if (!g_watching.load()) return;
+  if (!g_failed.exchange(true)) {
+    g_detected_ns = Clock::now().time_since_epoch().count();
+    g_first_class = kNoticedByBackplane;
+  }
+}
+
+bool UlfmRecovery::interrupted() { return g_failed.load(); }
 
 void UlfmRecovery::revokeWith(MPI_Comm derived) {
   if (!runThroughEnabled()) return;
@@ -173,8 +187,10 @@ void UlfmRecovery::forget(MPI_Comm derived) {
   std::erase(g_derived, derived);
 }
 
-Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& bridge) {
+Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& bridge,
+                                      const NodeStates& node_states) {
   detected_ = Clock::time_point(Clock::duration(g_detected_ns.load()));
+  detected_by_ = g_first_class.load() == kNoticedByBackplane ? "backplane" : "mpi";
   ++recoveries_;
   if (std::getenv("FTBCKPT_RUN_THROUGH_TRACE")) {
     // Every rank, before the shrink that needs them all: a repair that hangs
@@ -217,23 +233,27 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   }
   config.corr_id = corr_;
   rank_ = job.rank;
-  publishStep(bridge, "detected");
+  publishStep(bridge, "detected", {{"by", detected_by_}});
   publishStep(bridge, "shrunk");
   if (lost.empty()) return internalError("a failure was reported but no rank is missing from the shrunk communicator");
 
-  // Where the replacements run: unused spares first, else where the lost rank was.
-  std::vector<std::string> nodes = job.node_of_rank;
-  std::set<std::string> used(nodes.begin(), nodes.end());
-  std::vector<std::string> spares;
-  if (const char* s = std::getenv("FTBCKPT_SPARE_NODES")) {
-    for (auto& n : split(s, ',')) {
-      if (!n.empty() && !used.count(n)) spares.push_back(n);
-    }
+  // Where the replacements run (replacement_placement.h): in place unless the
+  // lost rank's node is suspect. Rank 0 decides from what it heard of the
+  // nodes and tells the others, so that every survivor spawns the same.
+  std::string placed;
+  int shrunk_rank = 0;
+  MPI_Comm_rank(shrunk, &shrunk_rank);
+  if (shrunk_rank == 0) {
+    std::vector<std::string> spares;
+    if (const char* s = std::getenv("FTBCKPT_SPARE_NODES")) spares = split(s, ',');
+    placed = joinComma(placeReplacements(lost, job.node_of_rank, spares, node_states.snapshot()));
   }
-  for (std::size_t i = 0; i < lost.size(); ++i) {
-    if (i < spares.size()) nodes[lost[i]] = spares[i];
+  if ((rc = bcastText(placed, shrunk)) != MPI_SUCCESS) {
+    return mpiStatus(rc, "telling the survivors where the replacements go");
   }
-  config.node_map = joinComma(nodes);
+  const std::vector<std::string> nodes = split(placed, ',');
+  if (nodes.size() != job.node_of_rank.size()) return internalError("malformed placement '" + placed + "'");
+  config.node_map = placed;
 
   // The same program with the same arguments.
   std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
@@ -256,9 +276,9 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   const bool spares_are_hosts = std::getenv("FTBCKPT_NODE_MAP") == nullptr;
   const int count = static_cast<int>(lost.size());
   std::vector<std::string> hosts;
-  for (std::size_t i = 0; i < lost.size(); ++i) {
-    hosts.push_back(i < spares.size() && spares_are_hosts ? spares[i]
-                                                           : job.host_of_rank[static_cast<std::size_t>(lost[i])]);
+  for (int r : lost) {
+    const auto i = static_cast<std::size_t>(r);
+    hosts.push_back(nodes[i] != job.node_of_rank[i] && spares_are_hosts ? nodes[i] : job.host_of_rank[i]);
   }
   std::vector<MPI_Info> infos(lost.size(), MPI_INFO_NULL);
   for (std::size_t i = 0; i < lost.size(); ++i) {
@@ -302,8 +322,10 @@ void UlfmRecovery::publishStep(Bridge& bridge, const std::string& step, const Ta
   if (std::getenv("FTBCKPT_RUN_THROUGH_TRACE")) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    std::fprintf(stderr, "ftbckpt: run-through %s rank %d step %s at %s ms, time %ld.%06ld\n", corr_.c_str(), rank_,
-                 step.c_str(), ms, static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
+    auto by = extra.find("by");
+    std::fprintf(stderr, "ftbckpt: run-through %s rank %d step %s%s at %s ms, time %ld.%06ld\n", corr_.c_str(), rank_,
+                 step.c_str(), by == extra.end() ? "" : (" by=" + by->second).c_str(), ms,
+                 static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
   }
 }
 
@@ -314,9 +336,11 @@ const bool kUlfmBuilt = false;
 Status UlfmRecovery::joinIfReplacement(MPI_Comm&, Config&) { return {}; }
 void UlfmRecovery::watch(MPI_Comm) {}
 bool UlfmRecovery::failed() const { return false; }
+void UlfmRecovery::noticedByBackplane() {}
+bool UlfmRecovery::interrupted() { return false; }
 void UlfmRecovery::revokeWith(MPI_Comm) {}
 void UlfmRecovery::forget(MPI_Comm) {}
-Result<MPI_Comm> UlfmRecovery::repair(const Job&, Config&, Bridge&) {
+Result<MPI_Comm> UlfmRecovery::repair(const Job&, Config&, Bridge&, const NodeStates&) {
   return failedPrecondition("run-through recovery needs an MPI with the ULFM extension");
 }
 void UlfmRecovery::publishStep(Bridge&, const std::string&, const Tags&) const {}

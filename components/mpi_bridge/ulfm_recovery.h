@@ -18,6 +18,8 @@
 // Threading: MPI thread only, except that the error handler runs inside the
 // MPI calls of whichever thread makes them (the asynchronous checkpoint's
 // too): failed() is an atomic flag it sets, and revokeWith()/forget() lock.
+// noticedByBackplane() (the SDK thread) and interrupted() (any thread) make no
+// MPI call: the repair itself always runs on the MPI thread.
 #pragma once
 
 #include <mpi.h>
@@ -30,6 +32,7 @@
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/config.h"
 #include "components/mpi_bridge/job.h"
+#include "components/mpi_bridge/replacement_placement.h"
 
 namespace ftb::mpi_bridge {
 
@@ -55,6 +58,15 @@ class UlfmRecovery {
   void watch(MPI_Comm comm);
   bool failed() const;
 
+  // A peer's death heard from the backplane (its last will, peer_deaths.h)
+  // before any MPI call failed: failed() becomes true, and the MPI thread's
+  // next loop() starts the repair (revoke, shrink) without waiting for an MPI
+  // call to fail. Does nothing unless a communicator is watched.
+  static void noticedByBackplane();
+  // failed(), for any thread: a rank in a long compute phase polls it (through
+  // ftbckpt_interrupted) to go to loop() at once, as the repair needs every survivor.
+  static bool interrupted();
+
   // `derived` (split or duplicated from the watched communicator: a group's,
   // the asynchronous checkpoint's, a restore's) is revoked with it. ULFM
   // interrupts a call only on a communicator that holds the failed process or
@@ -65,14 +77,14 @@ class UlfmRecovery {
   static void revokeWith(MPI_Comm derived);
   static void forget(MPI_Comm derived);
 
-  // Survivors, once failed(): revoke, shrink, spawn the replacements (on the
-  // first unused node of FTBCKPT_SPARE_NODES, else where the lost rank ran),
-  // merge, split by old rank. Updates `config` like joinIfReplacement and
+  // Survivors, once failed(): revoke, shrink, spawn the replacements (where
+  // the lost rank ran, or on a spare if `node_states` says its node is
+  // suspect: replacement_placement.h), merge, split by old rank. Updates `config` like joinIfReplacement and
   // returns the new communicator (watched). Publishes FTB_RUN_THROUGH steps
   // detected, shrunk, spawned on `bridge`. The old communicators are revoked
   // (with those given to revokeWith) and not freed (disconnecting from the
   // spawn hangs in Open MPI 5.0.7).
-  Result<MPI_Comm> repair(const Job& job, Config& config, Bridge& bridge);
+  Result<MPI_Comm> repair(const Job& job, Config& config, Bridge& bridge, const NodeStates& node_states);
 
   // Publishes step `step` of the current recovery (restored, computing) with
   // the milliseconds since its detection.
@@ -85,6 +97,7 @@ class UlfmRecovery {
   [[maybe_unused]] int recoveries_ = 0;
   std::string corr_;
   std::string lost_;  // comma list of the lost ranks
+  std::string detected_by_;  // "backplane" (a will) or "mpi" (an MPI call failed)
   Clock::time_point detected_{};
   [[maybe_unused]] int rank_ = 0;
 };

@@ -2,10 +2,11 @@
 # The ULFM tier (tests/ulfm/BUILD): in a Debian trixie root (trixie_root.sh,
 # cached), ftbckpt and the stencil are compiled against Open MPI 5.0.7
 # (build_in_root.sh; the objects are cached by the hash of the sources and the
-# root), then the stencil runs twice under `mpirun --with-ft ulfm`: without
-# failures, and with one rank SIGKILLed mid-run. The second run must go on
-# with the survivors and a replacement spawned on the spare node (one mpirun,
-# no relaunch) and end with the same checksum, bit for bit.
+# root), then the stencil runs under `mpirun --with-ft ulfm`: without
+# failures, and with one rank SIGKILLed mid-run, its node suspect (the
+# replacement goes to the spare node) and not (in place). Each run with a kill
+# must go on with the survivors and a replacement (one mpirun, no relaunch)
+# and end with the same checksum, bit for bit. Then the variants below.
 #
 # Every command in the root runs in its own mount and PID namespaces (proc,
 # sys, dev, a tmpfs /dev/shm and /tmp), under a deadline: the whole namespace
@@ -29,6 +30,7 @@ if [[ "${1:-}" == --bench ]]; then
   stencil_args=(--nx 2048 --ny 4096 --iterations 12 --checkpoint-every 4)
   crash=(--crash-at 6 --crash-node n7)
   victim="rank 7 kills itself at iteration 6"
+  victim_node=n7
   deadline=120
   bench=1
 else
@@ -40,6 +42,7 @@ else
   # checkpoint was at iteration 40.
   crash=(--crash-at 50 --crash-node n3)
   victim="rank 3 kills itself at iteration 50"
+  victim_node=n3
   deadline=120
   bench=""
 fi
@@ -218,20 +221,29 @@ clean=$(result clean)
 ((status == 0)) || { cat "$work/clean.log" >&2; fail "the failure-free run exited $status"; }
 echo "failure-free: $clean in $((SECONDS - t0)) s"
 
-# Where the replacement goes: the spare s0 (its rank's memory is then out of
-# reach: rebuilt from its group's parity); the bench also runs it in place, on
-# the node where the dead rank's own copy survives in memory (restored from it).
-placements=(spare)
-[[ -n "$bench" ]] && placements+=(in-place)
+# Where the replacement goes (replacement_placement.h): the spare s0 when the
+# dead rank's node is suspect, as the job's launcher says with FTB_NLA_STATE
+# (published here as ftb-run would; the runtime replays the newest at
+# connect): its memory is then out of reach and the rank is rebuilt from its
+# group's parity. In place otherwise, though s0 is free: the node still holds
+# the dead rank's own copy, which it restores from, nothing rebuilt.
+node_state() {  # NODE STATE
+  "${ftbctl[@]}" publish --space "FTB.NLA.$job_id" --name FTB_NLA_STATE --severity info --job-id "$job_id" \
+    --payload "$1 $2" --tag "host=$1" --tag "state=$2" >/dev/null || fail "ftbctl publish FTB_NLA_STATE $1 $2 failed"
+}
+job_id=ULFM
+placements=(spare in-place)
 hung=0
 for placement in "${placements[@]}"; do
   if [[ "$placement" == spare ]]; then
-    extra_env=() where="replacement on the spare" lost_level=L3 lost_rebuilt=xor
+    node_state "$victim_node" MIGRATION_INACTIVE
+    where="replacement on the spare" lost_level=L3 lost_rebuilt=xor
     crash_args=("${crash[@]}")
     # Rebuilt: every rank writes the restored state again at L3 before computing on.
     protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
   else
-    extra_env=(-x FTBCKPT_SPARE_NODES=) where="replacement in place" lost_level=L1 lost_rebuilt=none
+    node_state "$victim_node" MIGRATION_READY
+    where="replacement in place" lost_level=L1 lost_rebuilt=none
     crash_args=("${crash[@]}" --crash-once)  # the replacement, on the same node, restored: no second kill
     # Nothing rebuilt: every copy of the restored checkpoint is still in place.
     protected="protect_seconds=0 protected_ckpt_id=[0-9]* protected_level=L1"
@@ -257,7 +269,8 @@ for placement in "${placements[@]}"; do
     grep -a 'run-through\|kills itself' "$work/crash.log"
     # The phases, from the wall-clock times of the kill and of each step (rank 0's).
     awk '/kills itself/ {for (i = 1; i <= NF; i++) if ($i == "time") k = $(i + 1)}
-      /run-through .* step/ {for (i = 1; i <= NF; i++) {if ($i == "step") s = $(i + 1); if ($i == "time") t = $(i + 1)}
+      /run-through .* step/ {for (i = 1; i <= NF; i++) {if ($i == "step") s = $(i + 1); if ($i == "time") t = $(i + 1)
+          if ($i ~ /^by=/) s = s " (" substr($i, 4) ")"}
         printf "%s %.0f ms  ", s, (t - k) * 1000}
       END {print "(after the SIGKILL)"}' "$work/crash.log" |
       sed "s/^/BENCH ULFM run-through $round\/$rounds ($ranks ranks, $where): /" | tee -a "$work/phases-$placement.log"
@@ -276,6 +289,8 @@ for placement in "${placements[@]}"; do
     # The replacement was spawned with a `host` info key: the machine its rank ran
     # on (FTBCKPT_NODE_MAP makes the spare s0 a name only; the root shares our host name).
     expected+=("FTB_RUN_THROUGH .*corr=$corr hosts=$(hostname) .*step=spawned")
+    [[ "$placement" == spare ]] && replacement_node=s0 || replacement_node=$victim_node
+    expected+=("FTB_RUN_THROUGH .*corr=$corr .*nodes=$replacement_node .*step=spawned")
     for r in $(seq 0 $((ranks - 1))); do
       if ((r == lost)); then
         expected+=("FTB_RESTART_DONE .*corr=$corr level=$lost_level $protected rank=$r rebuilt=$lost_rebuilt")
@@ -377,7 +392,9 @@ echo "group_wait_probe --app-comm: rank 1's allreduce on a watched communicator 
 # revoked ones every later checkpoint failed on the survivors while the
 # replacement waited for them.
 t0=$SECONDS
-extra_env=(-x FTBCKPT_ASYNC=1 -x FTB_JOB_ID=ULFMASYNC)
+job_id=ULFMASYNC
+node_state "$victim_node" MIGRATION_INACTIVE  # to the spare s0: rebuilt, then protected again
+extra_env=(-x FTBCKPT_ASYNC=1 -x FTB_JOB_ID=$job_id)
 status=$(run_job async "$deadline" "${crash[@]}")
 extra_env=()
 async=$(result async)
@@ -390,6 +407,35 @@ after_recovery=$(awk '/run-through .* step computing/ {after = 1} after' "$work/
 ! grep -a 'checkpoint failed\|asynchronous checkpoint [0-9]*:' <<<"$after_recovery" ||
   { cat "$work/async.log" >&2; fail "FTBCKPT_ASYNC=1: a checkpoint after the recovery failed"; }
 echo "FTBCKPT_ASYNC=1: run through, $async in $((SECONDS - t0)) s, every later checkpoint complete"
+
+# The backplane tells the runtime first (issue 33, item 2): the survivors are
+# in a compute phase of up to 60 s without MPI calls (stencil --stall-at) when
+# rank 3 dies (its replacement, in place, restored: no second kill), so no
+# MPI call can fail and tell them. Its last will, published by the agent when
+# the process dies, must reach their runtimes, which make
+# ftbckpt_interrupted() true: each leaves the phase and repairs. Without it
+# they compute the full 60 s and say so ("never interrupted").
+t0=$SECONDS
+extra_env=(-x FTB_JOB_ID=ULFMSTALL)
+status=$(run_job stall "$deadline" "${crash[@]}" --crash-once --stall-at 50 --stall-ms 60000)
+extra_env=()
+stalled=$(result stall)
+[[ -n "$stalled" ]] || { cat "$work/stall.log" >&2; fail "compute phase: no RESULT after the kill (exit $status)"; }
+! grep -aq 'never interrupted' "$work/stall.log" ||
+  { cat "$work/stall.log" >&2; fail "compute phase: a survivor was not interrupted by its peer's death"; }
+for r in $(seq 0 $((ranks - 2))); do
+  grep -aq "rank $r left its compute phase at iteration 50: interrupted" "$work/stall.log" &&
+    grep -aq "rank $r noticed a failure (FTB_MPI_PROCS_DEAD from the backplane)" "$work/stall.log" ||
+    { cat "$work/stall.log" >&2; fail "compute phase: rank $r did not leave it on the backplane's notice"; }
+done
+[[ "$stalled" == "$clean" ]] || { cat "$work/stall.log" >&2; fail "compute phase: '$stalled', not '$clean'"; }
+for _ in $(seq 1 300); do
+  grep -aq 'FTB_RUN_THROUGH .*by=backplane .*corr=rt-ULFMSTALL-.*step=detected' "$work/events.log" && break
+  sleep 0.1
+done
+grep -aq 'FTB_RUN_THROUGH .*by=backplane .*corr=rt-ULFMSTALL-.*step=detected' "$work/events.log" ||
+  { cat "$work/events.log" >&2; fail "compute phase: no FTB_RUN_THROUGH step=detected by=backplane within 30 s"; }
+echo "compute phase: every survivor left it on the dead rank's last will; run through, $stalled in $((SECONDS - t0)) s"
 
 # The same job under ftb-run --run-through (its mpirun enters the root:
 # mpirun_in_root.sh). No spares are handed to the runtime, so the replacement

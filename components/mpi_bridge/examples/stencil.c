@@ -16,6 +16,12 @@
  * a relaunch with the same arguments (a launcher's) or a replacement spawned
  * by a run-through recovery on the same node runs on.
  * --iteration-ms MS: sleep per iteration (so events can arrive mid-run).
+ * --stall-at N [--stall-ms MS]: at iteration N, once, every rank that did not
+ * restore a checkpoint enters a compute phase of MS ms (60000) without MPI
+ * calls, polling ftbckpt_interrupted() each millisecond: a rank caught there
+ * when a peer dies leaves it and goes to ftbckpt_loop (the run-through
+ * recovery redoes the work since the newest checkpoint). It says which way
+ * the phase ended.
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
  */
 #include <isa-l/crc.h>
@@ -29,7 +35,7 @@
 #include "components/mpi_bridge/ftbckpt.h"
 
 struct options {
-  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms;
+  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms;
   const char* crash_node;
 };
 
@@ -42,6 +48,8 @@ static int parse(int argc, char** argv, struct options* o) {
   o->iteration_ms = 0;
   o->crash_node = NULL;
   o->crash_once = 0;
+  o->stall_at = -1;
+  o->stall_ms = 60000;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--crash-once")) { /* the one option without a value */
@@ -60,8 +68,10 @@ static int parse(int argc, char** argv, struct options* o) {
     else if (!strcmp(a, "--crash-at")) o->crash_at = atoi(v);
     else if (!strcmp(a, "--crash-node")) o->crash_node = v;
     else if (!strcmp(a, "--iteration-ms")) o->iteration_ms = atoi(v);
+    else if (!strcmp(a, "--stall-at")) o->stall_at = atoi(v);
+    else if (!strcmp(a, "--stall-ms")) o->stall_ms = atoi(v);
     else {
-      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms)\n", a);
+      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms)\n", a);
       return 0;
     }
   }
@@ -72,6 +82,17 @@ static int parse(int argc, char** argv, struct options* o) {
   return 1;
 }
 
+
+/* A compute phase of up to `ms` without MPI calls; 1 if it was interrupted
+ * because a peer died (ftbckpt_interrupted), 0 if it ran its full length. */
+static int compute_phase(int ms) {
+  const struct timespec one_ms = {0, 1000000L};
+  for (int i = 0; i < ms; ++i) {
+    if (ftbckpt_interrupted()) return 1;
+    nanosleep(&one_ms, NULL);
+  }
+  return 0;
+}
 
 static void die(const char* what, int rc) {
   fprintf(stderr, "stencil: %s failed (%d): %s\n", what, rc, ftbckpt_last_error());
@@ -120,7 +141,7 @@ int main(int argc, char** argv) {
   }
   const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
 
-  int first = 1;
+  int first = 1, stalled = 0;
   for (;;) {
     if ((rc = ftbckpt_protect(0, cur, bytes))) die("ftbckpt_protect", rc);
     int it = ftbckpt_loop();
@@ -141,6 +162,16 @@ int main(int argc, char** argv) {
       fprintf(stderr, "stencil: rank %d kills itself at iteration %d, time %ld.%06ld\n", rank, it, (long)now.tv_sec,
               now.tv_nsec / 1000);
       raise(SIGKILL);
+    }
+    if (it == o.stall_at && !restarted && !stalled) {
+      stalled = 1;
+      fprintf(stderr, "stencil: rank %d computes for up to %d ms at iteration %d\n", rank, o.stall_ms, it);
+      if (compute_phase(o.stall_ms)) {
+        fprintf(stderr, "stencil: rank %d left its compute phase at iteration %d: interrupted\n", rank, it);
+        continue; /* to ftbckpt_loop, which repairs and restores */
+      }
+      fprintf(stderr, "stencil: rank %d: compute phase at iteration %d ran its full %d ms, never interrupted\n", rank,
+              it, o.stall_ms);
     }
     MPI_Sendrecv(&cur[1 * w], w, MPI_DOUBLE, up, 0, &cur[(o.ny + 1) * w], w, MPI_DOUBLE, down, 0, comm,
                  MPI_STATUS_IGNORE);

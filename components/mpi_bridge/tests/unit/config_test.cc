@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(payload_repeats_the_tags) {
 }
 
 BOOST_AUTO_TEST_CASE(every_rank_leaves_procs_dead_as_its_last_will) {
-  ftb::LastWill will = ftb::mpi_bridge::procsDeadWill("j7", 5, "n3", "2");
+  ftb::LastWill will = ftb::mpi_bridge::procsDeadWill("j7", 5, "n3", "2", 4242);
   BOOST_CHECK_EQUAL(will.event_name, "FTB_MPI_PROCS_DEAD");
   BOOST_CHECK(will.severity == ftb::Severity::kFatal);
   BOOST_CHECK_EQUAL(will.tags.at("job"), "J7");
@@ -108,8 +108,9 @@ BOOST_AUTO_TEST_CASE(every_rank_leaves_procs_dead_as_its_last_will) {
   BOOST_CHECK_EQUAL(will.tags.at("host"), "n3");
   BOOST_CHECK_EQUAL(will.tags.at("node"), "n3");
   BOOST_CHECK_EQUAL(will.tags.at("attempt"), "2");
-  BOOST_CHECK_EQUAL(will.payload, "rank 5 died attempt=2 host=n3 job=J7 node=n3 rank=5");
-  BOOST_CHECK_EQUAL(ftb::mpi_bridge::procsDeadWill("J", 0, "n1", "").tags.count("attempt"), 0u);
+  BOOST_CHECK_EQUAL(will.tags.at("pid"), "4242");
+  BOOST_CHECK_EQUAL(will.payload, "rank 5 died attempt=2 host=n3 job=J7 node=n3 pid=4242 rank=5");
+  BOOST_CHECK_EQUAL(ftb::mpi_bridge::procsDeadWill("J", 0, "n1", "", 1).tags.count("attempt"), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_schedule_is_validated_with_the_rest_of_the_configuration) {

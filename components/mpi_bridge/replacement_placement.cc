@@ -1,0 +1,39 @@
+#include "components/mpi_bridge/replacement_placement.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ftb::mpi_bridge {
+
+void NodeStates::update(const std::string& node, const std::string& state) {
+  std::lock_guard lock(mu_);
+  states_[node] = state;
+}
+
+std::map<std::string, std::string> NodeStates::snapshot() const {
+  std::lock_guard lock(mu_);
+  return states_;
+}
+
+std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::vector<std::string> node_of_rank,
+                                           const std::vector<std::string>& spares,
+                                           const std::map<std::string, std::string>& states) {
+  auto stateOf = [&](const std::string& node) {
+    auto it = states.find(node);
+    return it == states.end() ? std::string() : it->second;
+  };
+  std::set<std::string> taken(node_of_rank.begin(), node_of_rank.end());
+  for (int rank : lost) {
+    std::string& node = node_of_rank[static_cast<std::size_t>(rank)];
+    if (stateOf(node) != kNodeSuspect) continue;
+    auto spare = std::find_if(spares.begin(), spares.end(), [&](const std::string& s) {
+      return !s.empty() && !taken.count(s) && stateOf(s) != kNodeSuspect;
+    });
+    if (spare == spares.end()) continue;
+    node = *spare;
+    taken.insert(node);
+  }
+  return node_of_rank;
+}
+
+}  // namespace ftb::mpi_bridge

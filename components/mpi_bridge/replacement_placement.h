@@ -1,0 +1,40 @@
+// Where a run-through recovery puts its replacements (issue 33, "replacements
+// where they belong"). In place by default: the lost rank's node still holds
+// its own L1 copy, which it restores from, nothing rebuilt. On a spare only
+// when its node is suspect: the job's launcher marked it MIGRATION_INACTIVE
+// (failing or drained, docs/RECOVERY_EVENTS.md, FTB.NLA.<job>), so what runs
+// there now may be lost next. Pure functions and one small thread-safe table,
+// no MPI: rank 0 decides and tells the other survivors (ulfm_recovery.cc).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ftb::mpi_bridge {
+
+inline constexpr const char* kNodeSuspect = "MIGRATION_INACTIVE";
+
+// The newest FTB_NLA_STATE per node, as the bridge heard it (SDK thread).
+class NodeStates {
+ public:
+  void update(const std::string& node, const std::string& state);
+  std::map<std::string, std::string> snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> states_;
+};
+
+// The node of every rank after the repair: `node_of_rank` with each rank of
+// `lost` placed. A lost rank whose node is suspect goes to the first free node
+// of `spares` (FTBCKPT_SPARE_NODES: nodes the launcher put in mpirun's
+// allocation; free: no rank on it, not suspect, not taken by an earlier
+// replacement); every other lost rank, and a suspect one when no spare is
+// free, stays on its node.
+std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::vector<std::string> node_of_rank,
+                                           const std::vector<std::string>& spares,
+                                           const std::map<std::string, std::string>& states);
+
+}  // namespace ftb::mpi_bridge

@@ -1,0 +1,45 @@
+// placeReplacements: in place unless the lost rank's node is suspect (replacement_placement.h).
+#define BOOST_TEST_MODULE replacement_placement_test
+#include "components/mpi_bridge/replacement_placement.h"
+
+#include <boost/test/unit_test.hpp>
+
+using ftb::mpi_bridge::NodeStates;
+using ftb::mpi_bridge::placeReplacements;
+using Nodes = std::vector<std::string>;
+using States = std::map<std::string, std::string>;
+
+BOOST_AUTO_TEST_CASE(a_replacement_stays_in_place_even_with_a_spare_free) {
+  BOOST_CHECK((placeReplacements({3}, {"n0", "n1", "n2", "n3"}, {"s0"}, {}) == Nodes{"n0", "n1", "n2", "n3"}));
+  States healthy = {{"n3", "MIGRATION_READY"}, {"s1", "MIGRATION_SPARE"}};
+  BOOST_CHECK((placeReplacements({3}, {"n0", "n1", "n2", "n3"}, {"s0"}, healthy) == Nodes{"n0", "n1", "n2", "n3"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_replacement_of_a_suspect_node_goes_to_the_first_free_spare) {
+  States suspect = {{"n3", "MIGRATION_INACTIVE"}};
+  BOOST_CHECK((placeReplacements({3}, {"n0", "n1", "n2", "n3"}, {"s0", "s1"}, suspect) ==
+               Nodes{"n0", "n1", "n2", "s0"}));
+  // Without a spare it stays where it was.
+  BOOST_CHECK((placeReplacements({3}, {"n0", "n1", "n2", "n3"}, {}, suspect) == Nodes{"n0", "n1", "n2", "n3"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_spare_in_use_suspect_or_taken_is_not_free) {
+  States states = {{"n1", "MIGRATION_INACTIVE"}, {"n3", "MIGRATION_INACTIVE"}, {"s0", "MIGRATION_INACTIVE"}};
+  // s0 is suspect itself, n0 runs ranks; s1 takes rank 1, rank 3 stays on its node (none left).
+  BOOST_CHECK((placeReplacements({1, 3}, {"n0", "n1", "n2", "n3"}, {"s0", "n0", "s1"}, states) ==
+               Nodes{"n0", "s1", "n2", "n3"}));
+}
+
+BOOST_AUTO_TEST_CASE(only_lost_ranks_move) {
+  States states = {{"n1", "MIGRATION_INACTIVE"}};
+  // Ranks 1 and 3 share n1; only rank 3 was lost: rank 1 lives on where it is.
+  BOOST_CHECK((placeReplacements({3}, {"n0", "n1", "n2", "n1"}, {"s0"}, states) == Nodes{"n0", "n1", "n2", "s0"}));
+}
+
+BOOST_AUTO_TEST_CASE(node_states_keep_the_newest_state_per_node) {
+  NodeStates table;
+  table.update("n3", "MIGRATION_READY");
+  table.update("n3", "MIGRATION_INACTIVE");
+  table.update("s0", "MIGRATION_SPARE");
+  BOOST_CHECK((table.snapshot() == States{{"n3", "MIGRATION_INACTIVE"}, {"s0", "MIGRATION_SPARE"}}));
+}
