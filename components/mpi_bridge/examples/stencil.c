@@ -180,11 +180,16 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       for (int x = 0; x < w; ++x) cur[x] = 1.0;
     }
-    for (int y = 1; y <= o.ny; ++y) {
+    /* Every 64 rows: has a peer died? Then this iteration's work is moot (the
+     * recovery restores the newest checkpoint): straight to ftbckpt_loop. */
+    int interrupted = 0;
+    for (int y = 1; y <= o.ny && !interrupted; ++y) {
       for (int x = 1; x <= o.nx; ++x) {
         next[y * w + x] = 0.25 * (cur[(y - 1) * w + x] + cur[(y + 1) * w + x] + cur[y * w + x - 1] + cur[y * w + x + 1]);
       }
+      interrupted = (y & 63) == 0 && ftbckpt_interrupted();
     }
+    if (interrupted) continue;
     double* t = cur;
     cur = next;
     next = t;
