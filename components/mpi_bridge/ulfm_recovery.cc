@@ -53,15 +53,21 @@ void revokeAll(MPI_Comm fallback) {
   for (MPI_Comm c : derived) MPIX_Comm_revoke(c);
 }
 
+// The first news of a failure: when and who told (`cls`), written before the
+// flag, so that the MPI thread that sees the flag reads them.
+void markFailed(int cls) {
+  if (g_failed.load()) return;
+  g_detected_ns = UlfmRecovery::Clock::now().time_since_epoch().count();
+  g_first_class = cls;
+  g_failed = true;
+}
+
 // MPI calls this inside the call that failed, on the thread that made it.
 void onMpiError(MPI_Comm* comm, int* code, ...) {
   int cls = MPI_ERR_OTHER;
   MPI_Error_class(*code, &cls);
   if (cls != MPIX_ERR_PROC_FAILED && cls != MPIX_ERR_PROC_FAILED_PENDING && cls != MPIX_ERR_REVOKED) return;
-  if (!g_failed.exchange(true)) {
-    g_detected_ns = UlfmRecovery::Clock::now().time_since_epoch().count();
-    g_first_class = cls;
-  }
+  markFailed(cls);
   revokeAll(*comm);
 }
 
@@ -164,11 +170,7 @@ void UlfmRecovery::watch(MPI_Comm comm) {
 bool UlfmRecovery::failed() const { return g_failed.load(); }
 
 void UlfmRecovery::noticedByBackplane() {
-  if (!g_watching.load()) return;
-  if (!g_failed.exchange(true)) {
-    g_detected_ns = Clock::now().time_since_epoch().count();
-    g_first_class = kNoticedByBackplane;
-  }
+  if (g_watching.load()) markFailed(kNoticedByBackplane);
 }
 
 bool UlfmRecovery::interrupted() { return g_failed.load(); }
