@@ -19,6 +19,7 @@ std::vector<EventDeclaration> launcherEventDeclarations() {
       {"FTB_DECISION", Severity::kWarning},      {"FTB_CHECKPOINT_OUTCOME", Severity::kInfo},
       {"FTB_CHECKPOINT_MISSED", Severity::kError},  {"FTB_JOB_RELAUNCH", Severity::kWarning},
       {"FTB_STOP_FAILED", Severity::kError},     {"FTB_FAILURES", Severity::kInfo},
+      {"FTB_TERMINATE_RANK", Severity::kWarning},
   };
 }
 

@@ -246,6 +246,7 @@ int Launcher::run() {
       ended_after_finish_ = true;
       job_.terminate();
     }
+    if (replacing_ && now > replacing_->deadline) endUnresponsiveRank();
     if (recovery_ && job_.running() && now > recovery_->deadline) {
       spdlog::warn("the job did not exit within {} ms of {}: terminating it", options_.migrate_deadline_ms,
                    recovery_->reason);
@@ -304,6 +305,10 @@ void Launcher::handle(const Event& event) {
   }
   // A rank's last will: acted on once the settle window shows where the fault is.
   if (event.event_name == kProcsDead) {
+    if (replacing_ && tag(event, "rank") == std::to_string(replacing_->rank)) {
+      spdlog::info("hung rank {} ended ({}): recovering it as any death", replacing_->rank, replacing_->corr);
+      replacing_.reset();
+    }
     if (recovery_) {
       spdlog::info("{} of rank {} on {}: the run is ending for a recovery already", kProcsDead,
                    tag(event, "rank"), Policy::nodeOf(event));
@@ -479,6 +484,19 @@ void Launcher::holdForRunThrough(const Event& event) {
   }
 }
 
+void Launcher::endUnresponsiveRank() {
+  const PendingReplace r = std::move(*replacing_);
+  replacing_.reset();
+  if (recovery_ || !job_.running()) return;  // something else ends this run already
+  spdlog::warn("hung rank {} did not end within {} ms of FTB_TERMINATE_RANK ({}): restarting the run in place",
+               r.rank, options_.migrate_deadline_ms, r.corr);
+  ++process_failures_;
+  recovery_ = PendingRecovery{.corr = r.corr, .reason = "restart", .source = r.node, .target = r.node,
+                              .ranks = {r.rank},
+                              .deadline = steady_clock::now() + milliseconds(options_.migrate_deadline_ms)};
+  job_.terminate();
+}
+
 void Launcher::abandonRunThrough(const std::string& why) {
   const PendingRunThrough pending = std::move(*run_through_);
   run_through_.reset();
@@ -561,6 +579,18 @@ void Launcher::execute(const Decision& d) {
                                   .ranks = d.ranks, .deadline = deadline};
       if (job_.running()) job_.terminate();
       break;
+    case Action::kReplace: {
+      // The hung rank's own runtime obeys this on its SDK thread (its MPI
+      // thread is the one that hangs); its last will follows.
+      const std::string rank = std::to_string(d.ranks.front());
+      Tags tags{{"corr", d.corr}, {"rank", rank}, {"node", d.node}};
+      if (d.pid > 0) tags["pid"] = std::to_string(d.pid);
+      if (Status s = channel_.publish("FTB_TERMINATE_RANK", "end hung rank " + rank + " on " + d.node, tags); !s.ok()) {
+        spdlog::error("FTB_TERMINATE_RANK of rank {}: {}", rank, s.toString());  // the deadline below acts instead
+      }
+      replacing_ = PendingReplace{.corr = d.corr, .node = d.node, .rank = d.ranks.front(), .deadline = deadline};
+      break;
+    }
     case Action::kSpare:
     case Action::kResume:
       if (Status s = admin_.resume(d.node); !s.ok()) spdlog::error("resume {}: {}", d.node, s.toString());

@@ -114,6 +114,15 @@ class Launcher {
     std::chrono::steady_clock::time_point deadline;
   };
 
+  // A hung rank ftb-run ended (kReplace): its last will is due by `deadline`;
+  // past it, the whole run restarts in place.
+  struct PendingReplace {
+    std::string corr;
+    std::string node;
+    int rank = -1;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
   Status launch();
   Status adoptJob();
   // The job's record in `state` ("running": its journal), and its writing to
@@ -132,6 +141,8 @@ class Launcher {
   void holdForRunThrough(const Event& event);  // a will or an FTB_RUN_THROUGH step
   // No `computing` in time, or the run ended during the repair: the relaunch path.
   void abandonRunThrough(const std::string& why);
+  // A rank told to end (replace) lives on past its deadline: restart the run in place.
+  void endUnresponsiveRank();
   void rankFinished(const Event& event);
   void execute(const Decision& d);
   void startCheckpoint(const std::string& corr, const std::string& why);
@@ -171,6 +182,7 @@ class Launcher {
   std::optional<PendingRecovery> recovery_;
   std::optional<PendingStop> stop_;
   std::optional<PendingRunThrough> run_through_;
+  std::optional<PendingReplace> replacing_;
   std::map<int, int> finished_;  // rank -> exit code: FTB_RANK_FINISHED of this run
   std::optional<std::chrono::steady_clock::time_point> finalize_deadline_;  // every rank finished
   bool ended_after_finish_ = false;  // ftb-run ended mpirun after finalize_grace_ms

@@ -1,5 +1,8 @@
 #include "components/launcher_bridge/policy.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "client/event_codec.h"
 
 namespace ftb::launcher {
@@ -52,7 +55,6 @@ std::optional<Decision> Policy::decide(const Event& event) {
 }
 
 bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::string& why_not) {
-  (void)event;
   const NodeInfo* node = table_.find(d.node);
   switch (rule.action) {
     case Action::kIgnore:
@@ -139,6 +141,21 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
       d.target = d.node;  // the same nodes: nothing moves
       d.action = Action::kRestart;
       return true;
+    case Action::kReplace: {
+      auto rank = event.tags.find("rank"), pid = event.tags.find("pid");
+      const int r = rank == event.tags.end() ? -1 : std::atoi(rank->second.c_str());
+      if (node == nullptr || r < 0 || r >= table_.rankCount() ||
+          std::find(node->ranks.begin(), node->ranks.end(), r) == node->ranks.end()) {
+        why_not = "no rank '" + (rank == event.tags.end() ? std::string() : rank->second) + "' of this job on node '" +
+                  d.node + "'";
+        return false;
+      }
+      d.ranks = {r};
+      d.target = d.node;
+      d.pid = pid == event.tags.end() ? 0 : std::atol(pid->second.c_str());
+      d.action = Action::kReplace;
+      return true;
+    }
     case Action::kSpare:
       if (node == nullptr || node->state != NodeState::kInactive || !node->ranks.empty()) {
         why_not = "node '" + d.node + "' is not an inactive node of this job";

@@ -32,7 +32,8 @@ struct Decision {
   std::string node;    // the node the event is about ("" for job-wide events)
   std::string target;  // kMigrate / kRelaunch: the node that takes the ranks
   std::string corr;    // correlation id of this recovery
-  std::vector<int> ranks;            // the ranks that move
+  std::vector<int> ranks;            // the ranks that move (kReplace: the hung one)
+  long pid = 0;                      // kReplace: the hung process (0 = whichever holds the rank)
   std::vector<std::string> skipped;  // rules that matched but did not apply, and why
 };
 

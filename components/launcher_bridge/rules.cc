@@ -17,6 +17,9 @@ event_space=FTB.IPMI.*, event_name=FTB_IPMI_NORMAL -> spare
 # A rank died on a node that lives (its last will; ftb-run passes it on only when
 # every job node's agent reported its ranks' deaths): restart in place from memory.
 event_space=FTB.MPI.*, event_name=FTB_MPI_PROCS_DEAD -> restart
+# A rank makes no progress in its own code (its runtime's watchdog): end it, and
+# its death recovers as above (or through the run-through with --run-through).
+event_space=FTB.MPI.*, event_name=FTB_MPI_RANK_HUNG -> replace
 # A node's agent vanished from the tree with the node (agents are named after their node):
 # its parent reports a lost child, its children a lost parent (the tree's root is
 # whichever agent is oldest, so the agent ftb-run uses may be the lost one's child).
@@ -31,6 +34,7 @@ std::string_view actionName(Action action) {
     case Action::kCheckpointIfShare: return "checkpoint_job_if_share";
     case Action::kRelaunch: return "relaunch";
     case Action::kRestart: return "restart";
+    case Action::kReplace: return "replace";
     case Action::kDrain: return "drain";
     case Action::kResume: return "resume";
     case Action::kIgnore: return "ignore";
@@ -60,7 +64,7 @@ Status parseAction(std::string_view word, Rule& rule) {
     return {};
   }
   for (Action a : {Action::kCheckpoint, Action::kMigrate, Action::kSpare, Action::kRelaunch,
-                   Action::kRestart, Action::kDrain, Action::kResume, Action::kIgnore}) {
+                   Action::kRestart, Action::kReplace, Action::kDrain, Action::kResume, Action::kIgnore}) {
     if (word == actionName(a)) {
       rule.action = a;
       return {};

@@ -13,6 +13,8 @@
 //                              job's nodes have matched this rule; below it the next rule
 //                              is tried
 //   relaunch                   a rank or node died: relaunch on survivors plus a spare
+//   replace                    a rank is hung (FTB_MPI_RANK_HUNG): end it (FTB_TERMINATE_RANK);
+//                              its death then recovers as any death does
 //   drain / resume             only the resource manager's drain / resume of the node
 //   ignore                     stop here, do nothing
 #pragma once
@@ -28,7 +30,10 @@ namespace ftb::launcher {
 
 // kRestart: end the run and relaunch it at once on the same nodes (a rank died
 // on a node that lives: every rank restores from its own memory).
-enum class Action { kCheckpoint, kMigrate, kSpare, kCheckpointIfShare, kRelaunch, kRestart, kDrain, kResume, kIgnore };
+// kReplace: end one hung rank through the backplane; the death that follows is
+// recovered as any other (run-through, or a restart in place).
+enum class Action { kCheckpoint, kMigrate, kSpare, kCheckpointIfShare, kRelaunch, kRestart, kReplace, kDrain, kResume,
+                    kIgnore };
 
 std::string_view actionName(Action action);
 

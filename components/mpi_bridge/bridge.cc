@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "client/payload_fields.h"
@@ -29,6 +30,8 @@ const std::vector<EventDeclaration> kDeclarations = {
     {"FTB_MIGRATE_PIC", Severity::kInfo},     {"FTB_RESTART_DONE", Severity::kInfo},
     {"FTB_RESTART_FAILED", Severity::kFatal},     {"FTB_CKPT_SCHEDULE", Severity::kInfo},
     {"FTB_RUN_THROUGH", Severity::kWarning},  {"FTB_RANK_FINISHED", Severity::kInfo},
+    {"FTB_MPI_RANK_HUNG", Severity::kError},  {"FTB_MPI_RANK_WAITING", Severity::kWarning},
+    {"FTB_MPI_RANK_RESUMED", Severity::kInfo},
 };
 
 }  // namespace
@@ -70,6 +73,15 @@ Result<Request> parseRequest(const Event& event) {
     if (r.source.empty()) return invalidArgument("FTB_MIGRATE without tag source=<host>");
   } else if (event.event_name == "FTB_STOP") {
     r.kind = RequestKind::kStop;
+  } else if (event.event_name == "FTB_TERMINATE_RANK") {
+    r.kind = RequestKind::kTerminate;
+    const std::string rank = tag("rank"), pid = tag("pid");
+    char* end = nullptr;
+    r.rank = static_cast<int>(std::strtol(rank.c_str(), &end, 10));
+    if (rank.empty() || *end != '\0' || r.rank < 0) return invalidArgument("FTB_TERMINATE_RANK without tag rank=<n>");
+    r.pid = pid.empty() ? 0 : std::strtol(pid.c_str(), &end, 10);
+    if (!pid.empty() && (*end != '\0' || r.pid <= 0)) return invalidArgument("FTB_TERMINATE_RANK: tag pid=" + pid);
+    return r;
   } else if (event.event_name == "FTB_FAILURES") {
     r.kind = RequestKind::kFailures;
     auto failures = parseFailureHistory(tag("failures"));
@@ -187,8 +199,26 @@ void Bridge::onNotification(const Notification& n) {
     if (client_) (void)client_->respond(n.event, "FTB_CHECKPOINT_FAILED", formatTagsPayload("bad request", tags), tags);
     return;
   }
+  if (request->kind == RequestKind::kTerminate) {
+    terminate(*request);
+    return;
+  }
   std::lock_guard lock(mu_);
   queue_.push_back(std::move(*request));
+}
+
+void Bridge::terminate(const Request& request) {
+  if (request.rank != rank_) return;
+  if (request.pid != 0 && request.pid != static_cast<long>(getpid())) {
+    std::fprintf(stderr, "ftbckpt: rank %d: FTB_TERMINATE_RANK %s names pid %ld, not this process: ignored\n", rank_,
+                 request.corr.c_str(), request.pid);
+    return;
+  }
+  std::fprintf(stderr, "ftbckpt: rank %d: ended by the launcher (%s): %s\n", rank_, request.corr.c_str(),
+               request.event.payload.c_str());
+  // The agent publishes this rank's last will when the connection drops, and
+  // the job recovers from it as from any death.
+  kill(getpid(), SIGKILL);
 }
 
 std::vector<Request> Bridge::take() {

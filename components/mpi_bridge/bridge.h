@@ -10,6 +10,7 @@
 // and checkpoints, and every call here does nothing.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -31,7 +32,8 @@ inline constexpr std::string_view kProcsDeadEvent = "FTB_MPI_PROCS_DEAD";
 
 // kFailures is not a request to act: the launcher's live update of the job's
 // failure history (FTB_FAILURES), for the "auto" schedule's rates.
-enum class RequestKind { kCheckpoint, kMigrate, kStop, kFailures };
+// kTerminate: the launcher ends this process (SIGKILL) to replace it; never queued.
+enum class RequestKind { kCheckpoint, kMigrate, kStop, kFailures, kTerminate };
 
 struct Request {
   RequestKind kind = RequestKind::kCheckpoint;
@@ -40,6 +42,8 @@ struct Request {
   bool level_tag = false;      // kStop checkpoints only if the request has a level tag
   std::string source;          // kMigrate
   FailureHistory failures;     // kFailures: the job's totals so far
+  int rank = -1;               // kTerminate: the rank to end
+  long pid = 0;                // kTerminate: its process (0 = whichever holds the rank)
   Event event;                 // what respond() answers
 };
 
@@ -65,17 +69,18 @@ class Bridge {
   // Text "<text> key=value ..." built from the tags; errors are counted, not thrown.
   void respond(const Request& request, std::string_view event_name, const Tags& tags, std::string_view text);
   void publish(std::string_view event_name, const Tags& tags, std::string_view text);
-  uint64_t failures() const { return failures_; }
+  uint64_t failures() const { return failures_.load(); }
 
  private:
   void onNotification(const Notification& n);
   void onPeerWill(const Event& will);
+  void terminate(const Request& request);
 
   std::unique_ptr<Client> client_;
   std::string error_;
   std::mutex mu_;
   std::deque<Request> queue_;
-  uint64_t failures_ = 0;
+  std::atomic<uint64_t> failures_{0};  // publish() runs on the MPI and hang watch threads
   int rank_;
   std::string node_;
   std::string attempt_;  // FTB_RESTART_ATTEMPT: wills of other attempts are not ours

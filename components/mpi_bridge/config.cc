@@ -138,7 +138,8 @@ Result<Config> configFromEnvironment() {
   struct IntVar { const char* name; int* field; long min; };
   for (auto [name, field, min] : {IntVar{"FTBCKPT_GROUP_SIZE", &c.group_size, 2}, IntVar{"FTBCKPT_RS_M", &c.rs_m, 1},
                                   IntVar{"FTBCKPT_AGENT_TIMEOUT_MS", &c.agent_timeout_ms, 1},
-                                  IntVar{"FTBCKPT_POLL_EVERY", &c.poll_every, 1}}) {
+                                  IntVar{"FTBCKPT_POLL_EVERY", &c.poll_every, 1},
+                                  IntVar{"FTBCKPT_HANG_FLOOR_MS", &c.hang_floor_ms, 100}}) {
     if (const char* v = env(name)) {
       auto n = parseNonNegative(name, v);
       if (!n) return n.status();
@@ -155,6 +156,13 @@ Result<Config> configFromEnvironment() {
   if (const char* v = env("FTBCKPT_AGENT")) c.agent = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_ASYNC")) c.async = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_HUGE_PAGES")) c.huge_pages = std::string(v) != "0";
+  if (const char* v = env("FTBCKPT_HANG_WATCH")) c.hang_watch = std::string(v) != "0";
+  if (const char* v = env("FTBCKPT_HANG_FACTOR")) {
+    auto f = parseSeconds("FTBCKPT_HANG_FACTOR", v);
+    if (!f) return f.status();
+    if (*f < 1) return invalidArgument(std::string("FTBCKPT_HANG_FACTOR=") + v + " must be at least 1");
+    c.hang_factor = *f;
+  }
   if (const char* v = env("FTBCKPT_ENCODER")) {
     const std::string encoder = v;
     if (encoder != "rank" && encoder != "node") {

@@ -40,6 +40,9 @@ struct Config {
   bool node_encoder = false;      // FTBCKPT_ENCODER=node: a dedicated encoder process per node
   std::vector<int> encoder_cpus;  // FTBCKPT_ENCODER_CPUS: where encoders run ("" = where they were started)
   std::string corr_id;            // FTB_CORR_ID: correlation id of the recovery we are in
+  bool hang_watch = true;         // FTBCKPT_HANG_WATCH=0: no watchdog thread (hang_watch.h)
+  int hang_floor_ms = 1000;       // FTBCKPT_HANG_FLOOR_MS: a stall shorter than this is never announced
+  double hang_factor = 3;         // FTBCKPT_HANG_FACTOR (>= 1): stalled past this many longest compute phases
 };
 
 // Reads and validates the environment; the message names the bad variable.

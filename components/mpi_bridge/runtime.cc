@@ -21,6 +21,7 @@
 #include "components/mpi_bridge/ckpt_writer.h"
 #include "components/mpi_bridge/flusher.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
+#include "components/mpi_bridge/hang_watch.h"
 #include "components/mpi_bridge/job.h"
 #include "components/mpi_bridge/node_encoder.h"
 #include "components/mpi_bridge/schedule.h"
@@ -91,6 +92,15 @@ class RuntimeImpl : public Runtime {
     if (node_comm_ != MPI_COMM_NULL) writer_.enableNodeEncoder(node_comm_);
     bridge_ = std::make_unique<Bridge>(job_.config, job_.rank, job_.node,
                                        BridgeListeners{.deaths = &deaths_, .nodes = &node_states_});
+    if (bridge_->connected() && job_.config.hang_watch) {
+      hang_watch_ = std::make_unique<HangWatch>(
+          StallBound{.floor = std::chrono::milliseconds(job_.config.hang_floor_ms), .factor = job_.config.hang_factor},
+          [bridge = bridge_.get()](std::string_view name, const Tags& tags, std::string_view text) {
+            bridge->publish(name, tags, text);
+          },
+          Tags{{"job", job_.config.job_id}, {"rank", std::to_string(job_.rank)}, {"node", job_.node},
+               {"host", job_.node}, {"pid", std::to_string(static_cast<long>(getpid()))}});
+    }
     int disconnected = bridge_->connected() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
     learnPeers();
@@ -243,7 +253,16 @@ class RuntimeImpl : public Runtime {
     return report;
   }
 
+  // Every return but kExit hands the rank back to the application, whose
+  // progress the hang watch times until the next call.
   Result<long> loop() override {
+    if (hang_watch_) hang_watch_->entered();
+    Result<long> r = loopStep();
+    if (hang_watch_ && r && *r != kExit) hang_watch_->left(*r);
+    return r;
+  }
+
+  Result<long> loopStep() {
     if (first_loop_) {
       first_loop_ = false;
       if (plan_.available || plan_.any_data) {
@@ -404,6 +423,7 @@ class RuntimeImpl : public Runtime {
   }
 
   int finalize() override {
+    hang_watch_.reset();  // the application is done with its loop
     (void)finishAsync();
     writer_.finish();
     if (flusher_) flusher_->wait();
@@ -644,6 +664,7 @@ class RuntimeImpl : public Runtime {
   PeerDeaths deaths_{[](int) { UlfmRecovery::noticedByBackplane(); }};
   NodeStates node_states_;
   std::unique_ptr<Bridge> bridge_;
+  std::unique_ptr<HangWatch> hang_watch_;  // after bridge_: it publishes through it, so it stops first
   UlfmRecovery ulfm_;
   RestorePlan plan_;
   std::deque<Request> pending_;

@@ -29,6 +29,8 @@ if [[ "${1:-}" == --bench ]]; then
   # 2050 x 4098 doubles: 64 MiB per rank.
   stencil_args=(--nx 2048 --ny 4096 --iterations 12 --checkpoint-every 4)
   crash=(--crash-at 6 --crash-node n7)
+  hang_rank=7
+  hang=(--hang-at 6 --hang-rank 7)
   victim="rank 7 kills itself at iteration 6"
   victim_node=n7
   deadline=120
@@ -41,6 +43,9 @@ else
   # Rank 3 (alone on node n3) SIGKILLs itself at iteration 50; the last
   # checkpoint was at iteration 40.
   crash=(--crash-at 50 --crash-node n3)
+  # Case 4: rank 3 hangs in its own code at iteration 50 instead.
+  hang_rank=3
+  hang=(--hang-at 50 --hang-rank 3)
   victim="rank 3 kills itself at iteration 50"
   victim_node=n3
   deadline=120
@@ -548,3 +553,29 @@ grep -q "killed rank 2" "$work/second-kill.log" ||
 how="ran through both"
 grep -aq "the relaunch path takes over" "$work/RTTWICE.log" && how="relaunched: $(grep -ao 'run-through [^:]*: [^;]*; the relaunch path takes over' "$work/RTTWICE.log" | head -1)"
 echo "second failure during the repair: $how; $(result RTTWICE) in $((SECONDS - t0)) s, bit-exact"
+
+# 4. A hung rank: busy for good in its own code (stencil --hang-at), no crash.
+#    Its runtime's watchdog announces FTB_MPI_RANK_HUNG, ftb-run's `replace`
+#    rule ends it (FTB_TERMINATE_RANK, obeyed by the rank's SDK thread), and the
+#    survivors run through its death: one mpirun, bit-exact.
+t0=$SECONDS
+crash_saved=("${crash[@]}")
+crash=()
+stencil_extra=("${hang[@]}")
+status=$(ftb_run_job RTHANG)
+crash=("${crash_saved[@]}")
+stencil_extra=()
+((status == 0)) || { cat "$work/RTHANG.log" >&2; fail "ftb-run exited $status after a hung rank"; }
+[[ "$(result RTHANG)" == "$clean" ]] ||
+  { cat "$work/RTHANG.log" >&2; fail "after a hung rank: '$(result RTHANG)', not the failure-free '$clean'"; }
+grep -aq "stencil: rank $hang_rank hangs at iteration" "$work/RTHANG.log" ||
+  { cat "$work/RTHANG.log" >&2; fail "rank $hang_rank never hung"; }
+grep -aq "FTB_MPI_RANK_HUNG .*job=RTHANG .*rank=$hang_rank .*where=application" "$work/events.log" ||
+  { cat "$work/events.log" >&2; fail "no FTB_MPI_RANK_HUNG of rank $hang_rank in its own code"; }
+await_event RTHANG "FTB_DECISION .*action=replace .*ranks=$hang_rank"
+await_event RTHANG "FTB_TERMINATE_RANK .*rank=$hang_rank"
+grep -aq "run-through rt-[^ ]* rank 0 step computing" "$work/RTHANG.log" ||
+  { cat "$work/RTHANG.log" >&2; fail "the hung rank's death was not run through"; }
+grep -aq "relaunch" "$work/RTHANG.log" && { cat "$work/RTHANG.log" >&2; fail "ftb-run relaunched instead of running through"; }
+hung_line=$(grep -a -m1 "FTB_MPI_RANK_HUNG .*job=RTHANG" "$work/events.log")
+echo "hung rank: announced ($(grep -o 'stalled_ms=[0-9]*' <<<"$hung_line"), $(grep -o 'bound_ms=[0-9]*' <<<"$hung_line")), replaced, run through; $(result RTHANG) in $((SECONDS - t0)) s, bit-exact"

@@ -22,6 +22,10 @@
  * when a peer dies leaves it and goes to ftbckpt_loop (the run-through
  * recovery redoes the work since the newest checkpoint). It says which way
  * the phase ended.
+ * --hang-at N [--hang-rank R]: at iteration N, rank R (1) hangs for good in
+ * its own code (a busy loop, no MPI, no ftbckpt calls) unless it restored a
+ * checkpoint: for the runtime's watchdog (FTB_MPI_RANK_HUNG) and ftb-run's
+ * `replace` rule, which ends it.
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
  */
 #include <isa-l/crc.h>
@@ -35,7 +39,7 @@
 #include "components/mpi_bridge/ftbckpt.h"
 
 struct options {
-  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms;
+  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms, hang_at, hang_rank;
   const char* crash_node;
 };
 
@@ -50,6 +54,8 @@ static int parse(int argc, char** argv, struct options* o) {
   o->crash_once = 0;
   o->stall_at = -1;
   o->stall_ms = 60000;
+  o->hang_at = -1;
+  o->hang_rank = 1;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--crash-once")) { /* the one option without a value */
@@ -70,8 +76,10 @@ static int parse(int argc, char** argv, struct options* o) {
     else if (!strcmp(a, "--iteration-ms")) o->iteration_ms = atoi(v);
     else if (!strcmp(a, "--stall-at")) o->stall_at = atoi(v);
     else if (!strcmp(a, "--stall-ms")) o->stall_ms = atoi(v);
+    else if (!strcmp(a, "--hang-at")) o->hang_at = atoi(v);
+    else if (!strcmp(a, "--hang-rank")) o->hang_rank = atoi(v);
     else {
-      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms)\n", a);
+      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms --hang-at --hang-rank)\n", a);
       return 0;
     }
   }
@@ -92,6 +100,12 @@ static int compute_phase(int ms) {
     nanosleep(&one_ms, NULL);
   }
   return 0;
+}
+
+/* A hang in the application's own code: busy forever, no MPI, no ftbckpt. */
+static void hang_forever(void) {
+  volatile unsigned long spins = 0;
+  for (;;) ++spins;
 }
 
 static void die(const char* what, int rc) {
@@ -162,6 +176,10 @@ int main(int argc, char** argv) {
       fprintf(stderr, "stencil: rank %d kills itself at iteration %d, time %ld.%06ld\n", rank, it, (long)now.tv_sec,
               now.tv_nsec / 1000);
       raise(SIGKILL);
+    }
+    if (it == o.hang_at && rank == o.hang_rank && !restarted) {
+      fprintf(stderr, "stencil: rank %d hangs at iteration %d\n", rank, it);
+      hang_forever();
     }
     if (it == o.stall_at && !restarted && !stalled) {
       stalled = 1;

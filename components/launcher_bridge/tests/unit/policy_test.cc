@@ -138,6 +138,36 @@ BOOST_AUTO_TEST_CASE(a_dead_rank_restarts_the_job_in_place) {
   BOOST_TEST(!d->corr.empty());
 }
 
+ftb::Event rankHung(const std::string& host, const std::string& rank) {
+  ftb::Event e;
+  e.event_space = "FTB.MPI.FTBCKPT";
+  e.event_name = "FTB_MPI_RANK_HUNG";
+  e.severity = ftb::Severity::kError;
+  e.tags = {{"host", host}, {"node", host}, {"rank", rank}, {"pid", "4242"}, {"where", "application"}};
+  return e;
+}
+
+BOOST_AUTO_TEST_CASE(a_hung_rank_is_replaced_alone) {
+  Fixture f;
+  auto d = f.policy.decide(rankHung("n3", "5"));
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kReplace));
+  BOOST_TEST((d->ranks == std::vector<int>{5}));
+  BOOST_TEST(d->pid == 4242);
+  BOOST_TEST(d->target == "n3");
+  BOOST_TEST(f.table.hostList() == "n1:2,n2:2,n3:2");  // nothing moves: its death decides that
+}
+
+BOOST_AUTO_TEST_CASE(a_hung_rank_that_the_table_does_not_hold_there_is_not_replaced) {
+  Fixture f;
+  for (const auto& [host, rank] : {std::pair{"n3", "1"}, {"n9", "5"}, {"n3", "x"}, {"n3", "-1"}}) {
+    auto d = f.policy.decide(rankHung(host, rank));
+    BOOST_TEST_REQUIRE(d.has_value());
+    BOOST_TEST((d->action == Action::kIgnore), host << " rank " << rank);
+    BOOST_TEST(!d->skipped.empty());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
   Fixture f(std::vector<std::string>{});
   const ftb::Event lost = agentLost("FTB_AGENT_CHILD_LOST", "n3");

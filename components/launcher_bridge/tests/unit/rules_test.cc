@@ -23,8 +23,8 @@ BOOST_AUTO_TEST_CASE(parses_actions_filters_comments_and_blank_lines) {
 }
 
 BOOST_AUTO_TEST_CASE(every_named_action_round_trips) {
-  for (Action a : {Action::kCheckpoint, Action::kMigrate, Action::kSpare, Action::kRelaunch, Action::kDrain,
-                   Action::kResume, Action::kIgnore}) {
+  for (Action a : {Action::kCheckpoint, Action::kMigrate, Action::kSpare, Action::kRelaunch, Action::kRestart,
+                   Action::kReplace, Action::kDrain, Action::kResume, Action::kIgnore}) {
     auto rules = parseRules("severity=all -> " + std::string(actionName(a)));
     BOOST_TEST_REQUIRE(rules.ok(), rules.status().toString());
     BOOST_TEST(((*rules)[0].action == a));
