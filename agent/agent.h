@@ -174,7 +174,7 @@ class Agent : private tree::TreeHost {
   void updateTreeInterest();
   void deliverLocal(const tree::TreeEvent& event) override;
   void topologyChanged(const tree::TopologyChange& change) override;
-  void eventsLost(const std::string& event_space, uint64_t count) override;
+  void eventsLost(const std::string& event_space, uint64_t count, tree::LossCause cause) override;
   void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload,
                          const std::unordered_map<std::string, std::string>& tags = {});
   void publishTopologyChanges();

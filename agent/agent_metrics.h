@@ -77,6 +77,8 @@ class AgentMetrics {
   prometheus::Gauge& tree_state_root;      // 1 root of a tree
   prometheus::Gauge& tree_links;           // live links (parent + children)
   prometheus::Gauge& tree_backlog;         // frames waiting for slow peers
+  prometheus::Gauge& tree_retained_events;  // the replay window (RelayLog)...
+  prometheus::Gauge& tree_retained_bytes;   // ...and what it counts against tree-retention-bytes
   prometheus::Counter& tree_repairs;
   prometheus::Histogram& tree_repair_seconds;
   prometheus::Counter& tree_events_forwarded;

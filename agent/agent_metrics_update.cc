@@ -30,6 +30,8 @@ void Agent::updateMetrics() {
       clock_.steadyNow().time_since_epoch());
   metrics_.tree_links.Set(static_cast<double>(tree_->links(now).size()));
   metrics_.tree_backlog.Set(tree_transport_->backlogged() ? 1 : 0);
+  metrics_.tree_retained_events.Set(static_cast<double>(tree_->retained()));
+  metrics_.tree_retained_bytes.Set(static_cast<double>(tree_->retainedBytes()));
   const auto stats = tree_->stats();
   AgentMetrics::sync(metrics_.tree_repairs, stats.repairs);
   AgentMetrics::sync(metrics_.tree_events_forwarded, stats.events_forwarded);

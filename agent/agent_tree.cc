@@ -217,9 +217,12 @@ void Agent::topologyChanged(const tree::TopologyChange& change) {
   topology_changes_.push_back(change);
 }
 
-void Agent::eventsLost(const std::string& event_space, uint64_t count) {
-  log_.warn("tree-lost", "{} events of {} from other agents never arrived after a repair", count,
-            event_space);
+void Agent::eventsLost(const std::string& event_space, uint64_t count, tree::LossCause cause) {
+  const bool not_filled = cause == tree::LossCause::kNotFilledInTime;
+  log_.warn("tree-lost", "{} events of {} from other agents never arrived after a repair: {}", count,
+            event_space,
+            not_filled ? "their gap was not filled within the reorder hold"
+                     : "no agent on their way retains them any more (tree-retention-*)");
   // Every local subscription that could have matched them hears of the loss
   // as missed events (its filter's event space; name and severity are unknown).
   for (auto& [routing_id, session] : sessions_) {
@@ -233,8 +236,10 @@ void Agent::eventsLost(const std::string& event_space, uint64_t count) {
     if (told) session->outbound.addMissed(count);
   }
   publishAgentEvent("FTB_AGENT_EVENTS_LOST", proto::ERROR,
-                    "agent=" + config_.name + " space=" + event_space + " lost=" + std::to_string(count),
-                    {{"space", event_space}, {"lost", std::to_string(count)}});
+                    "agent=" + config_.name + " space=" + event_space + " lost=" + std::to_string(count) +
+                        " cause=" + (not_filled ? "not-filled" : "not-retained"),
+                    {{"space", event_space}, {"lost", std::to_string(count)},
+                     {"cause", not_filled ? "not-filled" : "not-retained"}});
 }
 
 void Agent::publishTopologyChanges() {

@@ -71,16 +71,17 @@ std::vector<LocalOrder::Loss> LocalOrder::settle(const GoneEntry& gone, std::vec
   return {{s.event_space, n}};
 }
 
-std::vector<LocalOrder::Loss> LocalOrder::expire(Nanos now, std::vector<TreeEvent>& ready) {
+std::vector<LocalOrder::Loss> LocalOrder::expire(Nanos now, Nanos stretched, std::vector<TreeEvent>& ready) {
+  const Nanos hold = std::max(hold_timeout_, stretched);
   std::vector<Loss> lost;
   for (auto it = streams_.begin(); it != streams_.end();) {
     Stream& s = it->second;
-    if (!s.waiting.empty() && now - s.waiting_since > hold_timeout_) {
+    if (!s.waiting.empty() && now - s.waiting_since > hold) {
       const uint64_t first_waiting = s.waiting.begin()->first;
       const uint64_t skipped = first_waiting - s.next;
       s.next = first_waiting;
-      const uint64_t gone = drain(s, ready);
-      lost.push_back({s.event_space, skipped + gone});
+      lost.push_back({s.event_space, skipped, LossCause::kNotFilledInTime});
+      if (const uint64_t gone = drain(s, ready)) lost.push_back({s.event_space, gone});
       s.waiting_since = s.waiting.empty() ? Nanos(0) : now;
     }
     // Streams quiet for long are forgotten (a publisher that went away).

@@ -23,6 +23,7 @@ class LocalOrder {
   struct Loss {
     std::string event_space;
     uint64_t events = 0;
+    LossCause cause = LossCause::kNoLongerRetained;
   };
   // Appends to `ready` what can be delivered now, in order. An event behind
   // the next one due is dropped: it predates local interest, or its gap was
@@ -35,9 +36,11 @@ class LocalOrder {
   // of a stream). Returns those losses; what waited behind them goes to `ready`.
   // A publisher not delivered here yet is ignored: nothing of it was due.
   std::vector<Loss> settle(const GoneEntry& gone, std::vector<TreeEvent>& ready);
-  // Gives up on gaps older than the timeout: what waited behind them is
-  // appended to `ready`; returns what was never filled in, per publisher.
-  std::vector<Loss> expire(Nanos now, std::vector<TreeEvent>& ready);
+  // Gives up on gaps held longer than the timeout, or than `stretched` when
+  // that is longer (the caller's allowance for a starved machine, whose fills
+  // are late but still come): what waited behind them is appended to `ready`;
+  // returns what was never filled in, per publisher.
+  std::vector<Loss> expire(Nanos now, Nanos stretched, std::vector<TreeEvent>& ready);
   // The gaps open for at least `min_age`, per publisher: `high` is the last
   // event waiting, `holes` what is missing below it.
   SeenVector gaps(Nanos now, Nanos min_age) const;

@@ -505,6 +505,10 @@ Nanos TreeNode::silenceAllowed(const Link& link, bool input_backlog) const {
   return std::min(allowed, std::max(floor, maxLinkTimeout(config_)));
 }
 
+Nanos TreeNode::reorderHold() const {
+  return std::min(std::max(config_.reorder_timeout, kHoldPerStall * recent_gap_), config_.retention_age);
+}
+
 void TreeNode::onPeerDisconnected(const std::string& address, Nanos now) {
   if (links_.count(address) == 0) return;
   dropLink(address, "its connection closed", now);

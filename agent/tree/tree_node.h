@@ -62,7 +62,7 @@ class TreeHost {
   // `count` events of `event_space` from another agent will never arrive (a
   // gap that no replay filled in time, or events the agents that saw them no
   // longer retain: "gone", even the end of a stream): local subscribers must be told.
-  virtual void eventsLost(const std::string& /*event_space*/, uint64_t /*count*/) {}
+  virtual void eventsLost(const std::string& /*event_space*/, uint64_t /*count*/, LossCause /*cause*/) {}
 };
 
 class TreeNode {
@@ -145,6 +145,7 @@ class TreeNode {
   uint32_t subtreeSize() const;
   Stats stats() const;
   std::size_t retained() const { return relay_.retained(); }
+  std::size_t retainedBytes() const { return relay_.retainedBytes(); }
 
  private:
   struct Link {
@@ -202,6 +203,11 @@ class TreeNode {
   void sendHeartbeats(Nanos now);
   void heard(Link& link, Nanos now);
   Nanos silenceAllowed(const Link& link, bool input_backlog) const;
+  // How long a gap may wait for its fill now: config.reorder_timeout, or
+  // kHoldPerStall times the longest recent stall when that is longer (a fill
+  // crosses several starved agents), at most config.retention_age.
+  Nanos reorderHold() const;
+  static constexpr int kHoldPerStall = 8;
   void probeAnotherTree(Nanos now);
   void probeNeighbourhood(Nanos now);
   void remember(const NodeRef& peer);

@@ -175,7 +175,7 @@ void TreeNode::onGone(const GoneEntry& gone, const std::string& from, Nanos now)
 
 void TreeNode::expireGaps(Nanos now) {
   std::vector<TreeEvent> ready;
-  const auto lost = local_order_.expire(now, ready);
+  const auto lost = local_order_.expire(now, reorderHold(), ready);
   release(lost, ready);
 }
 
@@ -183,7 +183,7 @@ void TreeNode::release(const std::vector<LocalOrder::Loss>& lost, const std::vec
   // Tell local subscribers of the loss before they see what followed it.
   for (const auto& loss : lost) {
     stats_.events_lost += loss.events;
-    host_.eventsLost(loss.event_space, loss.events);
+    host_.eventsLost(loss.event_space, loss.events, loss.cause);
   }
   for (const TreeEvent& e : ready) host_.deliverLocal(e);
 }

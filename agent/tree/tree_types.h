@@ -53,6 +53,12 @@ struct TreeEvent {
   std::shared_ptr<const std::string> bytes;  // the serialized event (unused by the simulator)
 };
 
+// Why events of another agent will never reach this one's subscribers.
+enum class LossCause {
+  kNoLongerRetained,  // every agent that saw them has dropped them from its relay log
+  kNotFilledInTime,   // their gap waited longer than the reorder hold for a fill
+};
+
 struct TreeConfig {
   uint32_t fan_out = 8;                     // children per agent at most
   Nanos heartbeat_interval = std::chrono::milliseconds(200);
@@ -73,7 +79,9 @@ struct TreeConfig {
   Nanos replay_margin = std::chrono::seconds(2);
   uint32_t max_batch_events = 256;
   // How long events wait for a gap before them to be filled by a replay
-  // before they are delivered anyway (and the gap counted as lost).
+  // before they are delivered anyway (and the gap counted as lost). On a
+  // starved machine the wait stretches with the stalls the node observes,
+  // as link timeouts do (TreeNode::reorderHold).
   Nanos reorder_timeout = std::chrono::seconds(3);
 };
 

@@ -25,7 +25,12 @@ BOOST_AUTO_TEST_CASE(kills_and_restarts_during_a_100k_event_stream_lose_and_dupl
   const unsigned seed = std::random_device{}();
   std::cout << "chaos seed " << seed << "\n";
   std::mt19937 random(seed);
-  TreeCluster cluster({.agents = kAgents, .fan_out = 2});
+  // Every agent may retain the whole stream for replay: the default 4 MiB
+  // holds about 1.5 s of this 10,000 events/s, less than a repair and its
+  // fills can take on a starved machine, and events dropped from every relay
+  // log are lost by design (reported: tree_loss_test). Here a loss is a fault.
+  TreeCluster cluster({.agents = kAgents, .fan_out = 2,
+                       .extra_flags = {"--tree-retention-bytes", std::to_string(64 << 20)}});
   std::string problem = cluster.waitForOneTree();
   BOOST_TEST_REQUIRE(problem.empty(), problem);
 
@@ -84,6 +89,12 @@ BOOST_AUTO_TEST_CASE(kills_and_restarts_during_a_100k_event_stream_lose_and_dupl
     waitFor([&] { return sub->check(expected).empty(); }, 60s);
     BOOST_TEST(sub->check(expected) == "");
     BOOST_TEST(sub->missed() == 0u);
+  }
+  // Which mechanism lost events, if any did: the tree after a repair (these
+  // reports; a gap not filled within the reorder timeout) or a full queue
+  // (missed beyond what these account for).
+  for (const auto& p : watcher.payloads()) {
+    if (p.find(" lost=") != std::string::npos) std::cout << "tree reported: " << p << "\n";
   }
   const std::vector<double> ms = repairTimesMs(watcher);
   BOOST_TEST(!ms.empty());

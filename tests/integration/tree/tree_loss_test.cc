@@ -74,6 +74,8 @@ BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_
   BOOST_TEST_REQUIRE(waitFor([&] { return !watcher.payloads().empty(); }, 10s));
   BOOST_TEST(watcher.payloads().front().find("space=FTB.TREETEST.PUB") != std::string::npos,
              watcher.payloads().front());
+  BOOST_TEST(watcher.payloads().front().find("cause=not-retained") != std::string::npos,
+             watcher.payloads().front());
   cluster.kill(middle);  // the silent agent
 }
 

@@ -65,14 +65,27 @@ BOOST_AUTO_TEST_CASE(a_gap_is_given_up_after_the_timeout_and_a_late_fill_dropped
   Order o;
   o.feed({1}, 0s);
   o.feed({4}, 1s);
-  BOOST_CHECK(o.order.expire(2s, o.ready).empty());
-  const auto lost = o.order.expire(5s, o.ready);  // 2 and 3 lost
+  BOOST_CHECK(o.order.expire(2s, 0s, o.ready).empty());
+  const auto lost = o.order.expire(5s, 0s, o.ready);  // 2 and 3 lost
   BOOST_REQUIRE_EQUAL(lost.size(), 1u);
   BOOST_CHECK_EQUAL(lost[0].events, 2u);
   BOOST_CHECK_EQUAL(lost[0].event_space, "FTB.X");
+  BOOST_CHECK(lost[0].cause == LossCause::kNotFilledInTime);
   BOOST_CHECK(o.released({1, 4}));
   o.feed({2, 5}, 6s);  // 2 is too late: 4 went out already
   BOOST_CHECK(o.released({1, 4, 5}));
+}
+
+BOOST_AUTO_TEST_CASE(a_stretched_hold_waits_past_the_timeout_for_a_late_fill) {
+  Order o;
+  o.feed({1}, 0s);
+  o.feed({4}, 1s);
+  BOOST_CHECK(o.order.expire(5s, 10s, o.ready).empty());  // the 3 s timeout has passed
+  o.feed({2, 3}, 6s);
+  BOOST_CHECK(o.released({1, 2, 3, 4}));
+  o.feed({6}, 7s);
+  BOOST_CHECK(o.order.expire(8s, 0s, o.ready).empty());  // the timeout is the floor
+  BOOST_CHECK_EQUAL(o.order.expire(11s, 0s, o.ready).size(), 1u);
 }
 
 BOOST_AUTO_TEST_CASE(events_predating_the_first_delivered_are_dropped) {
@@ -90,9 +103,10 @@ BOOST_AUTO_TEST_CASE(a_gone_tail_is_counted_lost_at_once) {
   BOOST_REQUIRE_EQUAL(lost.size(), 1u);
   BOOST_CHECK_EQUAL(lost[0].events, 5u);
   BOOST_CHECK_EQUAL(lost[0].event_space, "FTB.X");
+  BOOST_CHECK(lost[0].cause == LossCause::kNoLongerRetained);
   o.feed({8}, 1s);  // the stream goes on in order
   BOOST_CHECK(o.released({1, 2, 8}));
-  BOOST_CHECK(o.order.expire(10s, o.ready).empty());
+  BOOST_CHECK(o.order.expire(10s, 0s, o.ready).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_waiting_gap_covered_by_gone_is_released_at_once) {
@@ -127,9 +141,12 @@ BOOST_AUTO_TEST_CASE(expiry_counts_an_unfilled_gap_and_the_gone_behind_it_once) 
   o.feed({1}, 0s);
   o.feed({4}, 0s);
   BOOST_CHECK(o.order.settle({"p", "FTB.X", {{3, 3}, {5, 6}}}, o.ready).empty());
-  const auto lost = o.order.expire(5s, o.ready);  // 2 and 3 given up, then 4, then 5..6 gone
-  BOOST_REQUIRE_EQUAL(lost.size(), 1u);
-  BOOST_CHECK_EQUAL(lost[0].events, 4u);
+  const auto lost = o.order.expire(5s, 0s, o.ready);  // 2 and 3 given up, then 4, then 5..6 gone
+  BOOST_REQUIRE_EQUAL(lost.size(), 2u);
+  BOOST_CHECK_EQUAL(lost[0].events, 2u);
+  BOOST_CHECK(lost[0].cause == LossCause::kNotFilledInTime);
+  BOOST_CHECK_EQUAL(lost[1].events, 2u);
+  BOOST_CHECK(lost[1].cause == LossCause::kNoLongerRetained);
   BOOST_CHECK(o.released({1, 4}));
   o.feed({7}, 6s);
   BOOST_CHECK(o.released({1, 4, 7}));
