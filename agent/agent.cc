@@ -9,9 +9,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/event.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 #include "client/event_limits.h"
 #include "client/names.h"
 #include "agent/last_will.h"

@@ -20,9 +20,9 @@
 
 #include "agent/agent.h"
 #include "agent/last_will.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/event.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 #include "client/payload_fields.h"
 
 namespace ftb::agent {

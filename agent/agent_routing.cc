@@ -8,8 +8,8 @@
 
 #include "agent/agent.h"
 #include "agent/verified_sender.h"
-#include "client/codec.h"
-#include "client/event_codec.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 #include "client/event_limits.h"
 #include "client/names.h"
 

@@ -13,9 +13,9 @@
 #include "agent/config_check.h"
 #include "agent/tree_wire.h"
 #include "agent/verified_sender.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/event.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::agent {
 namespace {

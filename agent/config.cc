@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "agent/settings.h"
-#include "client/unix_endpoint.h"
+#include "client/transport/unix_endpoint.h"
 
 namespace ftb::agent {
 

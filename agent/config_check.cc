@@ -4,7 +4,7 @@
 
 #include "agent/namespace_policy.h"
 #include "client/curve_keys.h"
-#include "client/unix_endpoint.h"
+#include "client/transport/unix_endpoint.h"
 
 namespace ftb::agent {
 namespace {

@@ -1,7 +1,7 @@
 #include "agent/control_service.h"
 
 #include "agent/verified_sender.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 
 namespace ftb::agent {
 namespace {

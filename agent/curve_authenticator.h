@@ -19,7 +19,7 @@
 
 #include "client/curve_keys.h"
 #include "client/status.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::agent {
 

@@ -1,7 +1,7 @@
 #include "agent/deliver_frame.h"
 
-#include "client/codec.h"
-#include "client/wire_format.h"
+#include "client/wire/codec.h"
+#include "client/wire/wire_format.h"
 
 namespace ftb::agent {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "client/unix_endpoint.h"
+#include "client/transport/unix_endpoint.h"
 
 namespace ftb::agent {
 namespace {

@@ -3,7 +3,7 @@
 // listening socket and every connection itself, so a frame goes from the
 // client's socket to the router with no thread in between (ZeroMQ's ipc://
 // path wakes libzmq's I/O thread on each side of every frame). Frames are
-// length-prefixed (client/stream_frames.h); each connection is a routing id
+// length-prefixed (client/transport/stream_frames.h); each connection is a routing id
 // of its own that no ZeroMQ peer can claim (isRoutingId), and carries the
 // kernel's SO_PEERCRED taken at accept.
 //
@@ -33,7 +33,7 @@
 #include "agent/rate_limited_log.h"
 #include "agent/zmq_frame_source.h"
 #include "client/status.h"
-#include "client/stream_frames.h"
+#include "client/transport/stream_frames.h"
 
 namespace ftb::agent {
 

@@ -18,8 +18,8 @@
 #include "agent/config_check.h"
 #include "agent/reload_request.h"
 #include "agent/settings_text.h"
-#include "client/daemon/command_line.h"
-#include "client/daemon/daemon_logging.h"
+#include "daemon/command_line.h"
+#include "daemon/daemon_logging.h"
 
 namespace {
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/event.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::agent {
 namespace {

@@ -25,7 +25,7 @@
 
 #include "agent/rate_limited_log.h"
 #include "client/status.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::agent {
 

@@ -8,7 +8,7 @@
 
 #include "agent/tree_wire.h"
 #include "client/clock.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 
 namespace ftb::agent {
 namespace {

@@ -38,7 +38,7 @@
 #include "agent/rate_limited_log.h"
 #include "agent/tree/tree_node.h"
 #include "client/status.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::agent {
 

@@ -16,7 +16,7 @@
 
 #include "agent/rate_limited_log.h"
 #include "agent/router.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::agent {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "agent/peer_credentials.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::agent {
 

@@ -18,7 +18,7 @@
 #include "bench/environment.h"
 #include "bench/ftb05_scenarios.h"
 #include "bench/scenarios.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 
 namespace {
 

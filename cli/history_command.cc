@@ -11,7 +11,7 @@
 #include "cli/duration.h"
 #include "cli/event_output.h"
 #include "cli/output.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::cli {
 namespace {

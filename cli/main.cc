@@ -9,7 +9,7 @@
 #include "cli/duration_option.h"
 #include "cli/typo_check.h"
 #include "client/client.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/control_client.h"
 
 int main(int argc, char** argv) {

@@ -23,10 +23,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client/agent_link.h"
+#include "client/transport/agent_link.h"
 #include "client/client.h"
 #include "client/clock.h"
-#include "client/deliver_reader.h"
+#include "client/wire/deliver_reader.h"
 #include "client/notification_queue.h"
 #include "client/publish_buffer.h"
 #include "proto/ftb.pb.h"

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "client/client_impl.h"
-#include "client/codec.h"
-#include "client/event_codec.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 #include "client/origin.h"
 
 namespace ftb {

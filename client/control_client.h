@@ -30,7 +30,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/agent_link.h"  // CurveClientKeys
+#include "client/transport/agent_link.h"  // CurveClientKeys
 #include "client/status.h"
 #include "proto/ftb.pb.h"
 

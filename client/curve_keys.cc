@@ -13,7 +13,7 @@
 #include <sstream>
 #include <vector>
 
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::curve {
 namespace {

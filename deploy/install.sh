@@ -52,7 +52,7 @@ if [[ -z "$from" ]]; then
   from=$(bazel info -c opt bazel-bin)
 fi
 
-version=$(sed -n 's/.*kVersion = "\([^"]*\)".*/\1/p' "$(source_file client/codec.h)")
+version=$(sed -n 's/.*kVersion = "\([^"]*\)".*/\1/p' "$(source_file client/wire/codec.h)")
 root="${destdir}${prefix}"
 lib="${destdir}${libdir}"
 etc="${destdir}${sysconfdir}/ftb"

@@ -45,8 +45,8 @@ from=$(cd "$from" && pwd)
 src="$work/ftb"
 mkdir -p "$src"
 cp -r "$here/debian" "$src/debian"
-codec_h="$from/client/codec.h"
-[[ -e "$codec_h" ]] || codec_h="$here/../client/codec.h"
+codec_h="$from/client/wire/codec.h"
+[[ -e "$codec_h" ]] || codec_h="$here/../client/wire/codec.h"
 built_version=$(sed -n 's/.*kVersion = "\([^"]*\)".*/\1/p' "$codec_h")
 deb_version=$(cd "$src" && dpkg-parsechangelog -S Version)
 if [[ "${deb_version%-*}" != "$built_version" ]]; then

@@ -2,7 +2,7 @@
 
 #include <prometheus/gauge.h>
 
-#include "client/codec.h"
+#include "client/wire/codec.h"
 
 namespace ftb::metrics {
 

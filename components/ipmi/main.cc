@@ -5,10 +5,10 @@
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
-#include "client/daemon/command_line.h"
-#include "client/daemon/component_start.h"
-#include "client/daemon/daemon_logging.h"
-#include "client/daemon/service_notifier.h"
+#include "daemon/command_line.h"
+#include "daemon/component_start.h"
+#include "daemon/daemon_logging.h"
+#include "daemon/service_notifier.h"
 #include "components/ipmi/config.h"
 #include "components/ipmi/credentials.h"
 #include "components/ipmi/event_sink.h"

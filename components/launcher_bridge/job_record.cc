@@ -11,7 +11,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 #include "client/hex.h"
 
 namespace ftb::launcher {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::launcher {
 

@@ -1,4 +1,4 @@
-// Fuzzes the SDK's reader of Deliver frames (client/deliver_reader.h), a
+// Fuzzes the SDK's reader of Deliver frames (client/wire/deliver_reader.h), a
 // second decoder beside protobuf for the frames subscribers receive most.
 // Property: whatever it accepts, protobuf accepts too (wire::decode gives a
 // Deliver), and both read the same content, event by event.
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "client/codec.h"
-#include "client/deliver_reader.h"
+#include "client/wire/codec.h"
+#include "client/wire/deliver_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   ftb::DeliverContent read;

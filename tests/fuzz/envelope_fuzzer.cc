@@ -1,5 +1,5 @@
 // Fuzzes what every peer of the agent can send it: one ZeroMQ frame, decoded by
-// wire::decode (client/codec.h), then what the agent reads out of an accepted
+// wire::decode (client/wire/codec.h), then what the agent reads out of an accepted
 // envelope: serialized events (Publish, Deliver, HistoryReply) through the event
 // codec and the name rules, and filter texts (Subscribe, HistoryQuery).
 // Property: an accepted envelope survives encode/decode unchanged.
@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "client/codec.h"
-#include "client/event_codec.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 #include "client/filter.h"
 #include "client/names.h"
 

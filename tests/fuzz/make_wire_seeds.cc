@@ -12,8 +12,8 @@
 
 #include "agent/deliver_frame.h"
 #include "agent/tree_wire.h"
-#include "client/codec.h"
-#include "client/event_codec.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Fuzzes the agent's reader of Publish frames and events
-// (client/publish_reader.h), a second decoder beside protobuf for the frames
+// (client/wire/publish_reader.h), a second decoder beside protobuf for the frames
 // the agent receives most. Property: whatever it accepts, protobuf accepts
 // too, and both read the same content: a frame's request id and event bytes,
 // an event's every field.
@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "client/codec.h"
-#include "client/publish_reader.h"
+#include "client/wire/codec.h"
+#include "client/wire/publish_reader.h"
 
 namespace {
 

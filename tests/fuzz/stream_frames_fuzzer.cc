@@ -1,4 +1,4 @@
-// Fuzzes the framing of the agent's stream socket (client/stream_frames.h):
+// Fuzzes the framing of the agent's stream socket (client/transport/stream_frames.h):
 // the bytes a local client can write, delivered through a real socketpair in
 // pieces whose sizes the input also chooses. Property: the reader hands out
 // exactly the frames a direct walk over the same bytes finds, in order, refuses
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/stream_frames.h"
+#include "client/transport/stream_frames.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "agent/tree/interest.h"
 #include "agent/tree_wire.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 
 namespace {
 

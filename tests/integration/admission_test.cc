@@ -18,7 +18,7 @@
 #include <zmq.hpp>
 
 #include "client/client.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/curve_keys.h"
 #include "proto/tree.pb.h"
 #include "tests/integration/nobody_child.h"

@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "client/client.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "tests/integration/raw_peer.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/test_clients.h"

@@ -11,7 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "client/client.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "tests/support/agent_process.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/support/spawn.h"

@@ -4,8 +4,8 @@
 
 #include <atomic>
 
-#include "client/codec.h"
-#include "client/unix_endpoint.h"
+#include "client/wire/codec.h"
+#include "client/transport/unix_endpoint.h"
 
 namespace ftb::testing {
 

@@ -23,7 +23,7 @@
 
 #include <zmq.hpp>
 
-#include "client/agent_link.h"
+#include "client/transport/agent_link.h"
 #include "client/origin.h"
 #include "proto/ftb.pb.h"
 

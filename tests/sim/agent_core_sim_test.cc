@@ -28,7 +28,7 @@
 #include "agent/router.h"
 #include "agent/session_table.h"
 #include "agent/subscription_index.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/event.h"
 #include "client/filter.h"
 #include "tests/support/recording_frame_sink.h"

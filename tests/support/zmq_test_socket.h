@@ -1,4 +1,4 @@
-// A socket of client/zmq_socket.h for tests that play both ends: opened with
+// A socket of client/transport/zmq_socket.h for tests that play both ends: opened with
 // linger 0, so that a test's context ends at once whatever is left queued.
 // Throws when libzmq refuses (a test then fails with the reason).
 #pragma once
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::testing {
 

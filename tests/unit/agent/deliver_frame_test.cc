@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "agent/deliver_frame.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "proto/ftb.pb.h"
 
 using ftb::agent::DeliverFrame;

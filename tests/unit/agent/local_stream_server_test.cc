@@ -13,7 +13,7 @@
 
 #include "agent/local_stream_server.h"
 #include "agent/poller.h"
-#include "client/stream_frames.h"
+#include "client/transport/stream_frames.h"
 
 using ftb::agent::InboundFrame;
 using ftb::agent::LocalStreamServer;

@@ -11,9 +11,9 @@
 
 #include "client/clock.h"
 #include "agent/router.h"
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "client/event.h"
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 #include "tests/support/recording_frame_sink.h"
 
 using namespace ftb::agent;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "agent/zmq_frame_sink.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 #include "tests/support/zmq_test_socket.h"
 
 using namespace ftb;

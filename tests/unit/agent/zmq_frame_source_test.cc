@@ -6,7 +6,7 @@
 #include <string>
 
 #include "agent/zmq_frame_source.h"
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 #include "tests/support/zmq_test_socket.h"
 
 using namespace ftb;

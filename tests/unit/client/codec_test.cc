@@ -3,8 +3,8 @@
 
 #include <google/protobuf/stubs/logging.h>
 
-#include "client/codec.h"
-#include "client/event_codec.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 
 using namespace ftb;
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "agent/deliver_frame.h"
-#include "client/codec.h"
-#include "client/deliver_reader.h"
-#include "client/event_codec.h"
+#include "client/wire/codec.h"
+#include "client/wire/deliver_reader.h"
+#include "client/wire/event_codec.h"
 #include "tests/unit/client/full_event.h"
 
 using ftb::DeliverContent;

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "client/codec.h"
-#include "client/event_codec.h"
-#include "client/event_writer.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
+#include "client/wire/event_writer.h"
 
 using ftb::OutgoingEvent;
 namespace proto = ftb::proto;

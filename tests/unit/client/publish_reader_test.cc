@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "client/codec.h"
-#include "client/event_codec.h"
-#include "client/event_writer.h"
-#include "client/publish_reader.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
+#include "client/wire/event_writer.h"
+#include "client/wire/publish_reader.h"
 #include "tests/unit/client/full_event.h"
 
 namespace proto = ftb::proto;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "client/stream_frames.h"
+#include "client/transport/stream_frames.h"
 
 using ftb::wire::StreamFrameReader;
 using ftb::wire::StreamFrameWriter;

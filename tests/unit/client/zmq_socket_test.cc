@@ -1,4 +1,4 @@
-// The ZeroMQ wrapper (client/zmq_socket.h) against libzmq itself: inproc
+// The ZeroMQ wrapper (client/transport/zmq_socket.h) against libzmq itself: inproc
 // pairs, and loopback TCP where connections must come and go. Waits are
 // zmqPoll on the socket concerned, up to a deadline; no sleeps.
 #define BOOST_TEST_MODULE zmq_socket
@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 #include "tests/support/zmq_test_socket.h"
 
 using namespace ftb;

@@ -12,7 +12,7 @@
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
-#include "client/codec.h"
+#include "client/wire/codec.h"
 #include "tests/support/prometheus_text.h"
 
 using namespace std::chrono_literals;

@@ -13,8 +13,8 @@
 #include <deque>
 
 #include "client/clock.h"
-#include "client/agent_link.h"
-#include "client/stream_frames.h"
+#include "client/transport/agent_link.h"
+#include "client/transport/stream_frames.h"
 
 namespace ftb::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "client/unix_endpoint.h"
+#include "client/transport/unix_endpoint.h"
 
 #include <sys/socket.h>
 

@@ -1,9 +1,9 @@
-#include "client/deliver_reader.h"
+#include "client/wire/deliver_reader.h"
 
-#include "client/codec.h"
-#include "client/event_codec.h"
-#include "client/wire_format.h"
-#include "client/wire_reader.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
+#include "client/wire/wire_format.h"
+#include "client/wire/wire_reader.h"
 
 namespace ftb {
 namespace {

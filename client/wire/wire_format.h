@@ -1,6 +1,6 @@
 // Protobuf's wire format, written by hand where building messages would cost
 // more than the bytes: the agent's Deliver frames (agent/deliver_frame.h) and
-// the events a client publishes (client/event_writer.h). Both have tests that
+// the events a client publishes (client/wire/event_writer.h). Both have tests that
 // compare their bytes with protobuf's own.
 // Threading: pure functions.
 #pragma once

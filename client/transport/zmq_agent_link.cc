@@ -3,8 +3,8 @@
 #include <deque>
 #include <utility>
 
-#include "client/agent_link.h"
-#include "client/zmq_socket.h"
+#include "client/transport/agent_link.h"
+#include "client/transport/zmq_socket.h"
 
 namespace ftb::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "client/daemon/component_start.h"
+#include "daemon/component_start.h"
 
 namespace ftb::daemon {
 

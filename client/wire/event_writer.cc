@@ -1,6 +1,6 @@
-#include "client/event_writer.h"
+#include "client/wire/event_writer.h"
 
-#include "client/wire_format.h"
+#include "client/wire/wire_format.h"
 
 namespace ftb {
 namespace {

@@ -1,4 +1,4 @@
-#include "client/stream_frames.h"
+#include "client/transport/stream_frames.h"
 
 #include <errno.h>
 #include <sys/socket.h>

@@ -1,7 +1,7 @@
-#include "client/publish_reader.h"
+#include "client/wire/publish_reader.h"
 
-#include "client/codec.h"
-#include "client/wire_reader.h"
+#include "client/wire/codec.h"
+#include "client/wire/wire_reader.h"
 
 namespace ftb::wire {
 namespace {

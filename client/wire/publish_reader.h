@@ -4,7 +4,7 @@
 // protobuf's generic parser: about a third of the agent's instructions per
 // event (bench/results/2026-11-28-event-path-history.md, "Publish frames read by hand").
 //
-// As client/deliver_reader.h, it reads only the plain form: every field known
+// As client/wire/deliver_reader.h, it reads only the plain form: every field known
 // with its declared wire type, strings in ASCII, the Publish once. Anything
 // else makes it decline and the caller decodes with protobuf as before, which
 // accepts or reports it exactly as it always did. So it never accepts what

@@ -1,7 +1,7 @@
 // Protobuf's wire format, read by hand where decoding whole messages costs more
 // than the reading: the Deliver frames a subscriber receives
-// (client/deliver_reader.h) and the Publish frames the agent receives
-// (client/publish_reader.h). Each reader takes only the plain form of its
+// (client/wire/deliver_reader.h) and the Publish frames the agent receives
+// (client/wire/publish_reader.h). Each reader takes only the plain form of its
 // message and declines everything else, which the caller then decodes with
 // protobuf; a differential fuzzer per reader checks that both agree.
 // Threading: a WireReader reads the caller's bytes on the caller's thread.
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/wire_format.h"
+#include "client/wire/wire_format.h"
 
 namespace ftb::wire {
 

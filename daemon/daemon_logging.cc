@@ -1,4 +1,4 @@
-#include "client/daemon/daemon_logging.h"
+#include "daemon/daemon_logging.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

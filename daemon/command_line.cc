@@ -1,11 +1,11 @@
-#include "client/daemon/command_line.h"
+#include "daemon/command_line.h"
 
 #include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "client/daemon/daemon_logging.h"
+#include "daemon/daemon_logging.h"
 
 namespace ftb::daemon {
 

@@ -1,4 +1,4 @@
-#include "client/zmq_socket.h"
+#include "client/transport/zmq_socket.h"
 
 #include <zmq.h>
 

@@ -1,4 +1,4 @@
-#include "client/daemon/service_notifier.h"
+#include "daemon/service_notifier.h"
 
 #include <systemd/sd-daemon.h>
 

@@ -27,7 +27,7 @@ bool parseFromPeer(google::protobuf::MessageLite& message, const std::string& by
 // agent's accept path): protobuf's Clear() frees the id and its origin, which
 // every event carries, so they are kept, emptied, for the next parse. They then
 // read as present even for bytes that lack them (with every field zero).
-// Plain events are read by hand (client/publish_reader.h), the rest by protobuf.
+// Plain events are read by hand (client/wire/publish_reader.h), the rest by protobuf.
 bool parseEventFromPeer(proto::Event& event, std::string_view bytes);
 
 // protobuf's deterministic serialization (map entries sorted by key): the

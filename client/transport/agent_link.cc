@@ -1,6 +1,6 @@
-#include "client/agent_link.h"
+#include "client/transport/agent_link.h"
 
-#include "client/unix_endpoint.h"
+#include "client/transport/unix_endpoint.h"
 
 namespace ftb {
 

@@ -1,10 +1,10 @@
-#include "client/codec.h"
+#include "client/wire/codec.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
 
-#include "client/publish_reader.h"
+#include "client/wire/publish_reader.h"
 
 namespace ftb::wire {
 

@@ -13,7 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "client/daemon/daemon_logging.h"
+#include "daemon/daemon_logging.h"
 
 namespace {
 

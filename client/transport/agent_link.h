@@ -3,7 +3,7 @@
 // - ZeroMQ (ipc://, tcp://, Curve on tcp): a DEALER socket; libzmq reconnects
 //   by itself and a socket monitor reports the handshakes and disconnects;
 // - the agent's own Unix stream socket (unix://PATH): length-prefixed frames
-//   (client/stream_frames.h) written and read by the I/O thread itself, with no
+//   (client/transport/stream_frames.h) written and read by the I/O thread itself, with no
 //   libzmq thread in between; reconnects every 100 ms to 1 s while the agent is away.
 //
 //   auto link = AgentLink::create(endpoint, curve);

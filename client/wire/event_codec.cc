@@ -1,4 +1,4 @@
-#include "client/event_codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb {
 
