@@ -14,8 +14,8 @@
 #include "client/wire/event_codec.h"
 #include "client/event_limits.h"
 #include "client/names.h"
-#include "agent/last_will.h"
-#include "agent/origin_check.h"
+#include "agent/security/last_will.h"
+#include "agent/security/origin_check.h"
 
 namespace ftb::agent {
 namespace {

@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "agent/config_check.h"
+#include "agent/config/config_check.h"
 
 namespace ftb::agent {
 

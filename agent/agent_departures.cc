@@ -19,7 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "agent/last_will.h"
+#include "agent/security/last_will.h"
 #include "client/wire/codec.h"
 #include "client/event.h"
 #include "client/wire/event_codec.h"

@@ -1,5 +1,5 @@
 // Agent: what SIGHUP and SIGTERM do. A reload re-reads the configuration and
-// applies what can change at run time (Reload::kLive in agent/settings.cc),
+// applies what can change at run time (Reload::kLive in agent/config/settings.cc),
 // warns about each changed restart-only setting and keeps its running value,
 // or keeps everything when the new configuration is bad; a stop drains queued events to their next hop within
 // a bounded time. Both run on the event-loop thread.
@@ -8,9 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "agent/config_check.h"
-#include "agent/reload_plan.h"
-#include "agent/reload_request.h"
+#include "agent/config/config_check.h"
+#include "agent/config/reload_plan.h"
+#include "agent/config/reload_request.h"
 
 namespace ftb::agent {
 void Agent::requestReload(pid_t answer_to) {

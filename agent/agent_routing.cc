@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "agent/agent.h"
-#include "agent/verified_sender.h"
+#include "agent/security/verified_sender.h"
 #include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
 #include "client/event_limits.h"

@@ -2,7 +2,7 @@
 // agent/update_settings_files.sh and tests/unit/agent/settings_files_test.sh.
 #include <cstdio>
 
-#include "agent/settings_text.h"
+#include "agent/config/settings_text.h"
 
 int main() {
   std::fputs(ftb::agent::settingsMarkdown().c_str(), stdout);

@@ -10,9 +10,9 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "agent/config_check.h"
-#include "agent/tree_wire.h"
-#include "agent/verified_sender.h"
+#include "agent/config/config_check.h"
+#include "agent/transport/tree_wire.h"
+#include "agent/security/verified_sender.h"
 #include "client/wire/codec.h"
 #include "client/event.h"
 #include "client/wire/event_codec.h"

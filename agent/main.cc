@@ -14,10 +14,10 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "agent/agent_command_line.h"
-#include "agent/config_check.h"
-#include "agent/reload_request.h"
-#include "agent/settings_text.h"
+#include "agent/config/agent_command_line.h"
+#include "agent/config/config_check.h"
+#include "agent/config/reload_request.h"
+#include "agent/config/settings_text.h"
 #include "daemon/command_line.h"
 #include "daemon/daemon_logging.h"
 

@@ -37,7 +37,7 @@ class Filter {
   // that accepts what matchesEventSpace() accepts.
   const std::string& eventSpaceText() const { return event_space_text_; }
 
-  // What an index may key this filter on (agent/subscription_index.h). Each
+  // What an index may key this filter on (agent/routing/subscription_index.h). Each
   // event_space alternative the filter accepts, as its leading literal segments
   // (upper case, dotted); `exact` when the alternative is that literal and
   // nothing more. An event space the filter accepts equals an exact key or

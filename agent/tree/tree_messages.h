@@ -1,5 +1,5 @@
 // Messages between agents of the tree. Plain structs: the simulator passes them
-// as they are, the agent encodes them as proto/tree.proto (agent/tree_wire.cc).
+// as they are, the agent encodes them as proto/tree.proto (agent/transport/tree_wire.cc).
 #pragma once
 
 #include <cstdint>

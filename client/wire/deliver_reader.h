@@ -1,5 +1,5 @@
 // DeliverReader: reads the agent's Deliver frames (an Envelope holding a
-// Deliver, as agent/deliver_frame.h writes them) straight from their bytes into
+// Deliver, as agent/routing/deliver_frame.h writes them) straight from their bytes into
 // ftb::Event values. Decoding them with protobuf first built an Envelope, a
 // Delivery per event, a copy of each event's bytes and a proto::Event, then
 // moved that into an ftb::Event: most of a subscriber's CPU per event.

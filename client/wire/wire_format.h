@@ -1,5 +1,5 @@
 // Protobuf's wire format, written by hand where building messages would cost
-// more than the bytes: the agent's Deliver frames (agent/deliver_frame.h) and
+// more than the bytes: the agent's Deliver frames (agent/routing/deliver_frame.h) and
 // the events a client publishes (client/wire/event_writer.h). Both have tests that
 // compare their bytes with protobuf's own.
 // Threading: pure functions.

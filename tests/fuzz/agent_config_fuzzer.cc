@@ -1,6 +1,6 @@
 // Fuzzes the agent's configuration file (--config, deploy/ftb-agent.conf),
 // read exactly as at start and on SIGHUP: parseAgentCommandLine with
-// "--config FILE" (agent/agent_command_line.h). The text goes to an in-memory
+// "--config FILE" (agent/config/agent_command_line.h). The text goes to an in-memory
 // file so no disk is touched. A bad file must come back as a Status, never
 // as an exception or a crash of the agent.
 #include <sys/mman.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "agent/agent_command_line.h"
+#include "agent/config/agent_command_line.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   static const int fd = memfd_create("ftb-agent.conf", 0);

@@ -10,8 +10,8 @@
 #include <span>
 #include <string>
 
-#include "agent/deliver_frame.h"
-#include "agent/tree_wire.h"
+#include "agent/routing/deliver_frame.h"
+#include "agent/transport/tree_wire.h"
 #include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
 
@@ -146,7 +146,7 @@ std::string everyFieldEvent() {
   return wire.SerializeAsString();
 }
 
-// Deliver frames as the agent writes them (agent/deliver_frame.h): the
+// Deliver frames as the agent writes them (agent/routing/deliver_frame.h): the
 // reader's plain form, with every field of an event set.
 void deliverSeeds(const fs::path& dir) {
   const std::string bytes = everyFieldEvent();

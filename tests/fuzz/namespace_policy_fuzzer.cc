@@ -1,4 +1,4 @@
-// Fuzzes the namespace policy file (agent/namespace_policy.h): text an
+// Fuzzes the namespace policy file (agent/security/namespace_policy.h): text an
 // operator writes, read at start and on every reload. Input: the policy, then
 // after a NUL a namespace to ask about. Property: openToAll(action) means that
 // every client may, in every namespace.
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/namespace_policy.h"
+#include "agent/security/namespace_policy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
 // Fuzzes the tree frames one agent sends another (proto/tree.proto, carried in
-// an Envelope's `tree` body): parse, fromProto (agent/tree_wire.h), then the
+// an Envelope's `tree` body): parse, fromProto (agent/transport/tree_wire.h), then the
 // event bytes and interest filters the receiving agent reads next
 // (agent_tree.cc, agent/tree/interest.cc).
 // Property: what fromProto accepts converts back and forth unchanged.
@@ -12,7 +12,7 @@
 #include <variant>
 
 #include "agent/tree/interest.h"
-#include "agent/tree_wire.h"
+#include "agent/transport/tree_wire.h"
 #include "client/wire/event_codec.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The agent's admission table with a real agent (agent/admission.h):
+// The agent's admission table with a real agent (agent/security/admission.h):
 // - a Hello claiming another uid's process as its origin (live, not yet
 //   connected, or with the last-will bit) is refused with a precise error, and
 //   the real client's session and event ids are untouched;

@@ -76,7 +76,7 @@ proto::ClientsReply queryClients(const std::string& endpoint);
 const proto::ClientInfo* findClient(const proto::ClientsReply& clients, const std::string& name);
 
 // A Hello as the SDK would send it. The origin is this process's (a local
-// client's must be: agent/origin_check.h), under an instance of its own that no
+// client's must be: agent/security/origin_check.h), under an instance of its own that no
 // SDK client of this process uses.
 uint32_t nextRawInstance();
 struct RawIdentity {

@@ -19,15 +19,15 @@
 #include <string>
 #include <vector>
 
-#include "agent/admission.h"
-#include "agent/agent_metrics.h"
+#include "agent/security/admission.h"
+#include "agent/metrics/agent_metrics.h"
 #include "client/clock.h"
-#include "agent/event_history.h"
-#include "agent/namespace_policy.h"
-#include "agent/rate_limited_log.h"
-#include "agent/router.h"
-#include "agent/session_table.h"
-#include "agent/subscription_index.h"
+#include "agent/routing/event_history.h"
+#include "agent/security/namespace_policy.h"
+#include "agent/loop/rate_limited_log.h"
+#include "agent/routing/router.h"
+#include "agent/sessions/session_table.h"
+#include "agent/routing/subscription_index.h"
 #include "client/wire/codec.h"
 #include "client/event.h"
 #include "client/filter.h"

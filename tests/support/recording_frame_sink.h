@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/router.h"
+#include "agent/routing/router.h"
 
 namespace ftb::testing {
 

@@ -1,6 +1,6 @@
 // SIGHUP and SIGTERM on a real ftb-agent. A reload applies what can change at
 // run time (history limits, tree seeds, the namespace policy file ...), keeps
-// and names a changed setting that needs a restart (agent/settings.cc), and keeps
+// and names a changed setting that needs a restart (agent/config/settings.cc), and keeps
 // the whole current configuration when the new one is bad, saying why in its
 // sd_notify STATUS (the test listens on NOTIFY_SOCKET, so each reload's end is
 // awaited, not slept on). SIGTERM hands the events queued for a subscriber that

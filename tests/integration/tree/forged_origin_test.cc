@@ -1,7 +1,7 @@
 // A publisher's events are never dropped as duplicates of a forgery: a client
 // of another agent that claims the publisher's origin over TCP (which no
 // credential binds to a process) is known to the tree by a key scoped to the
-// agent it attached to (agent/origin_check.h, treeKeyOf), so the real events,
+// agent it attached to (agent/security/origin_check.h, treeKeyOf), so the real events,
 // with the same sequence numbers, all still arrive.
 #define BOOST_TEST_MODULE forged_origin
 #include <boost/test/unit_test.hpp>

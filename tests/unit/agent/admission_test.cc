@@ -1,7 +1,7 @@
 // The admission table on its own: which kind of peer may send which message,
 // the one subscribe check, and who may resume a session's origin.
 #define BOOST_TEST_MODULE admission_test
-#include "agent/admission.h"
+#include "agent/security/admission.h"
 
 #include <set>
 

@@ -2,7 +2,7 @@
 // table: every row is a flag with its help, nothing else is a setting, every key
 // of a file reaches its field, and the example file reads back as the defaults.
 #define BOOST_TEST_MODULE agent_command_line_test
-#include "agent/agent_command_line.h"
+#include "agent/config/agent_command_line.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -10,8 +10,8 @@
 #include <CLI/CLI.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include "agent/settings.h"
-#include "agent/settings_text.h"
+#include "agent/config/settings.h"
+#include "agent/config/settings_text.h"
 
 using ftb::agent::AgentConfig;
 using ftb::agent::agentSettings;

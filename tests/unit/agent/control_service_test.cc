@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "client/clock.h"
-#include "agent/control_service.h"
+#include "agent/control/control_service.h"
 
 using namespace ftb::agent;
 using ftb::ManualClock;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/deliver_frame.h"
+#include "agent/routing/deliver_frame.h"
 #include "client/wire/codec.h"
 #include "proto/ftb.pb.h"
 

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "agent/event_history.h"
+#include "agent/routing/event_history.h"
 #include "client/filter.h"
 
 using ftb::agent::EventHistory;

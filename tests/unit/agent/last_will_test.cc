@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE last_will
 #include <boost/test/unit_test.hpp>
 
-#include "agent/last_will.h"
+#include "agent/security/last_will.h"
 
 using ftb::agent::clientLostTags;
 using ftb::agent::kWillInstanceBit;

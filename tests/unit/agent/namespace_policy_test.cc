@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE namespace_policy_test
-#include "agent/namespace_policy.h"
+#include "agent/security/namespace_policy.h"
 
 #include <unistd.h>
 

@@ -7,7 +7,7 @@
 #include <boost/test/unit_test.hpp>
 #include <map>
 
-#include "agent/origin_check.h"
+#include "agent/security/origin_check.h"
 #include "client/origin.h"
 
 namespace proto = ftb::proto;

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE outbound_queue
 #include <boost/test/unit_test.hpp>
 
-#include "agent/outbound_queue.h"
+#include "agent/sessions/outbound_queue.h"
 
 using ftb::agent::OutboundQueue;
 

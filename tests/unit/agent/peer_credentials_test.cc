@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE peer_credentials
 #include <boost/test/unit_test.hpp>
 
-#include "agent/peer_credentials.h"
+#include "agent/security/peer_credentials.h"
 
 using ftb::agent::parsePeerAddress;
 

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <vector>
 
-#include "agent/poller.h"
+#include "agent/loop/poller.h"
 
 using ftb::agent::Poller;
 using namespace std::chrono_literals;

@@ -1,10 +1,10 @@
 // What a reload does with each kind of setting, decided from the table alone.
 #define BOOST_TEST_MODULE reload_plan_test
-#include "agent/reload_plan.h"
+#include "agent/config/reload_plan.h"
 
 #include <boost/test/unit_test.hpp>
 
-#include "agent/settings.h"
+#include "agent/config/settings.h"
 
 using ftb::agent::AgentConfig;
 using ftb::agent::planReload;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "client/clock.h"
-#include "agent/router.h"
+#include "agent/routing/router.h"
 #include "client/wire/codec.h"
 #include "client/event.h"
 #include "client/wire/event_codec.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "client/clock.h"
-#include "agent/session_table.h"
+#include "agent/sessions/session_table.h"
 
 using ftb::agent::ClientSession;
 using ftb::ManualClock;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The files made from the settings table (agent/settings.cc) agree with it:
+# The files made from the settings table (agent/config/settings.cc) agree with it:
 # deploy/ftb-agent.conf is `ftb-agent --print-config-template`,
 # docs/AGENT_SETTINGS.md is `agent_settings_doc`, and every flag that the man
 # page source deploy/man/ftb-agent.h2m names is one that `ftb-agent --help` lists
@@ -28,5 +28,5 @@ for flag in $(grep -o '\\-\\-[a-z\\-]*[a-z]' "$man" | sed 's/\\//g' | sort -u); 
   fi
 done
 
-[[ $failed == 0 ]] && echo "settings files agree with agent/settings.cc"
+[[ $failed == 0 ]] && echo "settings files agree with agent/config/settings.cc"
 exit $failed

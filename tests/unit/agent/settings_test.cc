@@ -1,7 +1,7 @@
 // The settings table on its own: one row per AgentConfig field, each field
 // once, keys that work as flags, defaults that pass their own checks.
 #define BOOST_TEST_MODULE settings_test
-#include "agent/settings.h"
+#include "agent/config/settings.h"
 
 #include <algorithm>
 #include <set>

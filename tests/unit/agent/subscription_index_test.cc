@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/subscription_index.h"
+#include "agent/routing/subscription_index.h"
 #include "client/filter.h"
 
 namespace ftb::agent {

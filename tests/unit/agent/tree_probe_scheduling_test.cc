@@ -1,5 +1,5 @@
 // The thread that sends and answers the tree's liveness PINGs runs under
-// SCHED_RR where the process may (agent/tree_link.h), and where it may not the
+// SCHED_RR where the process may (agent/transport/tree_link.h), and where it may not the
 // transport keeps normal scheduling instead of letting libzmq abort.
 #define BOOST_TEST_MODULE tree_probe_scheduling
 #include <boost/test/unit_test.hpp>
@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "agent/poller.h"
-#include "agent/tree_link.h"
+#include "agent/loop/poller.h"
+#include "agent/transport/tree_link.h"
 
 using ftb::agent::LinkPing;
 using ftb::agent::ZmqTreeTransport;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/zmq_frame_sink.h"
+#include "agent/transport/zmq_frame_sink.h"
 #include "client/transport/zmq_socket.h"
 #include "tests/support/zmq_test_socket.h"
 

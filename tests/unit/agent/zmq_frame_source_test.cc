@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "agent/zmq_frame_source.h"
+#include "agent/transport/zmq_frame_source.h"
 #include "client/transport/zmq_socket.h"
 #include "tests/support/zmq_test_socket.h"
 

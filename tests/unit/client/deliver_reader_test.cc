@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/deliver_frame.h"
+#include "agent/routing/deliver_frame.h"
 #include "client/wire/codec.h"
 #include "client/wire/deliver_reader.h"
 #include "client/wire/event_codec.h"
