@@ -9,13 +9,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include "client/wire/codec.h"
-#include "client/event.h"
-#include "client/wire/event_codec.h"
-#include "client/event_limits.h"
-#include "client/names.h"
 #include "agent/security/last_will.h"
 #include "agent/security/origin_check.h"
+#include "client/event.h"
+#include "client/event_limits.h"
+#include "client/names.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::agent {
 namespace {

@@ -1,10 +1,12 @@
-// The ftb-agent: one per node. Local clients reach it over IPC, remote ones over
-// TCP, both on one ZeroMQ ROUTER socket. It delivers every published event
-// once per matching subscription, in publish order per publisher, and answers
-// the control API used by ftbctl. Agent is the loop that owns the socket and
-// wires the parts of //agent:core: SessionTable (who is connected), Router
-// (matching and delivery batching, sending through ZmqFrameSink on the
-// socket), ControlService (ftbctl's queries), all on one Clock.
+// The ftb-agent: one per node. Local clients reach it over its own Unix
+// stream socket (or ZeroMQ IPC where enabled), remote clients and tree peers
+// over TCP on a ZeroMQ ROUTER socket. It delivers every published event once
+// per matching subscription, in publish order per publisher, and answers the
+// control API used by ftbctl. Agent is the hub: its loop owns the sockets and
+// wires the rooms (docs/ARCHITECTURE.md): SessionTable (sessions/: who is
+// connected), Admission (security/), Router (routing/: matching and delivery
+// batching, sending through a ClientFrameSink of transport/), ControlService
+// (control/: ftbctl's queries) and the TreeNode (tree/), all on one Clock.
 //
 // Threading: create() on any thread; run() is the event loop and owns all state;
 // requestStop() may be called from any thread or a signal handler.
@@ -27,31 +29,31 @@
 
 #include <google/protobuf/arena.h>
 
-#include "agent/security/admission.h"
-#include "agent/metrics/agent_metrics.h"
-#include "agent/transport/client_frame_sink.h"
-#include "agent/sessions/client_session.h"
-#include "client/clock.h"
-#include "client/wire/publish_reader.h"
 #include "agent/config/config.h"
 #include "agent/control/control_service.h"
-#include "agent/security/curve_authenticator.h"
-#include "agent/routing/event_history.h"
-#include "agent/transport/local_stream_server.h"
-#include "agent/transport/tcp_connection_limit.h"
-#include "agent/security/namespace_policy.h"
 #include "agent/loop/poller.h"
 #include "agent/loop/rate_limited_log.h"
+#include "agent/metrics/agent_metrics.h"
+#include "agent/routing/event_history.h"
 #include "agent/routing/router.h"
-#include "agent/sessions/session_table.h"
 #include "agent/routing/subscription_index.h"
-#include "agent/tree/tree_node.h"
+#include "agent/security/admission.h"
+#include "agent/security/curve_authenticator.h"
+#include "agent/security/namespace_policy.h"
+#include "agent/sessions/client_session.h"
+#include "agent/sessions/session_table.h"
+#include "agent/transport/client_frame_sink.h"
+#include "agent/transport/local_stream_server.h"
+#include "agent/transport/tcp_connection_limit.h"
 #include "agent/transport/tree_link.h"
 #include "agent/transport/zmq_frame_sink.h"
 #include "agent/transport/zmq_frame_source.h"
-#include "client/transport/zmq_socket.h"
-#include "daemon/service_notifier.h"
+#include "agent/tree/tree_node.h"
+#include "client/clock.h"
 #include "client/status.h"
+#include "client/transport/zmq_socket.h"
+#include "client/wire/publish_reader.h"
+#include "daemon/service_notifier.h"
 #include "metrics/http_server.h"
 #include "proto/ftb.pb.h"
 

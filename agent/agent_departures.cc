@@ -20,10 +20,10 @@
 
 #include "agent/agent.h"
 #include "agent/security/last_will.h"
-#include "client/wire/codec.h"
 #include "client/event.h"
-#include "client/wire/event_codec.h"
 #include "client/payload_fields.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::agent {
 

@@ -8,10 +8,10 @@
 
 #include "agent/agent.h"
 #include "agent/security/verified_sender.h"
-#include "client/wire/codec.h"
-#include "client/wire/event_codec.h"
 #include "client/event_limits.h"
 #include "client/names.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::agent {
 namespace {

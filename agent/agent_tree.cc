@@ -11,10 +11,10 @@
 
 #include "agent/agent.h"
 #include "agent/config/config_check.h"
-#include "agent/transport/tree_wire.h"
 #include "agent/security/verified_sender.h"
-#include "client/wire/codec.h"
+#include "agent/transport/tree_wire.h"
 #include "client/event.h"
+#include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
 
 namespace ftb::agent {

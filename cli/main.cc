@@ -9,8 +9,8 @@
 #include "cli/duration_option.h"
 #include "cli/typo_check.h"
 #include "client/client.h"
-#include "client/wire/codec.h"
 #include "client/control_client.h"
+#include "client/wire/codec.h"
 
 int main(int argc, char** argv) {
   using namespace ftb::cli;

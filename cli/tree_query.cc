@@ -1,7 +1,7 @@
 #include "cli/tree_query.h"
 
-#include "client/wire/codec.h"
 #include "client/transport/zmq_socket.h"
+#include "client/wire/codec.h"
 
 namespace ftb::cli {
 namespace {

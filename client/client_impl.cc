@@ -6,14 +6,14 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "client/wire/codec.h"
-#include "client/wire/event_codec.h"
 #include "client/event_limits.h"
-#include "client/wire/event_writer.h"
 #include "client/filter.h"
 #include "client/names.h"
 #include "client/origin.h"
 #include "client/transport/unix_endpoint.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
+#include "client/wire/event_writer.h"
 
 namespace ftb {
 namespace {

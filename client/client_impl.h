@@ -23,12 +23,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client/transport/agent_link.h"
 #include "client/client.h"
 #include "client/clock.h"
-#include "client/wire/deliver_reader.h"
 #include "client/notification_queue.h"
 #include "client/publish_buffer.h"
+#include "client/transport/agent_link.h"
+#include "client/wire/deliver_reader.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb {

@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include "client/client_impl.h"
+#include "client/origin.h"
 #include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
-#include "client/origin.h"
 
 namespace ftb {
 namespace {

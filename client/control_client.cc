@@ -5,9 +5,9 @@
 
 #include "client/client.h"
 #include "client/clock.h"
-#include "client/wire/codec.h"
 #include "client/transport/unix_endpoint.h"
 #include "client/transport/zmq_socket.h"
+#include "client/wire/codec.h"
 
 namespace ftb {
 namespace {

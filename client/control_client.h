@@ -30,8 +30,8 @@
 #include <string>
 #include <string_view>
 
-#include "client/transport/agent_link.h"  // CurveClientKeys
 #include "client/status.h"
+#include "client/transport/agent_link.h"  // CurveClientKeys
 #include "proto/ftb.pb.h"
 
 namespace ftb {

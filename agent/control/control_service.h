@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "agent/security/admission.h"
-#include "client/clock.h"
 #include "agent/config/config.h"
 #include "agent/routing/event_history.h"
+#include "agent/security/admission.h"
 #include "agent/security/namespace_policy.h"
 #include "agent/sessions/session_table.h"
+#include "client/clock.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::agent {

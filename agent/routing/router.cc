@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "client/wire/codec.h"
 #include "client/event.h"
+#include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
 
 namespace ftb::agent {

@@ -25,14 +25,14 @@
 #include <utility>
 #include <vector>
 
-#include "agent/security/admission.h"
+#include "agent/loop/rate_limited_log.h"
 #include "agent/metrics/agent_metrics.h"
-#include "client/clock.h"
 #include "agent/routing/deliver_frame.h"
 #include "agent/routing/event_history.h"
-#include "agent/loop/rate_limited_log.h"
-#include "agent/sessions/session_table.h"
 #include "agent/routing/subscription_index.h"
+#include "agent/security/admission.h"
+#include "agent/sessions/session_table.h"
+#include "client/clock.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::agent {

@@ -9,11 +9,11 @@
 #include <string>
 #include <unordered_map>
 
-#include "agent/security/namespace_policy.h"
-#include "agent/sessions/outbound_queue.h"
-#include "agent/security/peer_credentials.h"
-#include "agent/sessions/pid_watch.h"
 #include "agent/loop/poller.h"
+#include "agent/security/namespace_policy.h"
+#include "agent/security/peer_credentials.h"
+#include "agent/sessions/outbound_queue.h"
+#include "agent/sessions/pid_watch.h"
 #include "client/filter.h"
 #include "proto/ftb.pb.h"
 

@@ -28,9 +28,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/security/peer_credentials.h"
 #include "agent/loop/poller.h"
 #include "agent/loop/rate_limited_log.h"
+#include "agent/security/peer_credentials.h"
 #include "agent/transport/zmq_frame_source.h"
 #include "client/status.h"
 #include "client/transport/stream_frames.h"

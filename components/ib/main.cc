@@ -12,17 +12,17 @@
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
-#include "daemon/command_line.h"
-#include "daemon/component_start.h"
-#include "daemon/daemon_logging.h"
-#include "daemon/service_notifier.h"
 #include "components/ib/config.h"
-#include "metrics/http_server.h"
 #include "components/ib/event_sink.h"
 #include "components/ib/events.h"
 #include "components/ib/ibverbs_devices.h"
 #include "components/ib/monitor.h"
 #include "components/ib/sysfs_devices.h"
+#include "daemon/command_line.h"
+#include "daemon/component_start.h"
+#include "daemon/daemon_logging.h"
+#include "daemon/service_notifier.h"
+#include "metrics/http_server.h"
 
 int main(int argc, char** argv) {
   ftb::ib::MonitorConfig config;

@@ -5,15 +5,15 @@
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
-#include "daemon/command_line.h"
-#include "daemon/component_start.h"
-#include "daemon/daemon_logging.h"
-#include "daemon/service_notifier.h"
 #include "components/ipmi/config.h"
 #include "components/ipmi/credentials.h"
 #include "components/ipmi/event_sink.h"
 #include "components/ipmi/events.h"
 #include "components/ipmi/monitor.h"
+#include "daemon/command_line.h"
+#include "daemon/component_start.h"
+#include "daemon/daemon_logging.h"
+#include "daemon/service_notifier.h"
 #include "metrics/http_server.h"
 
 int main(int argc, char** argv) {

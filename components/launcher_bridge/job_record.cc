@@ -11,8 +11,8 @@
 #include <sstream>
 #include <type_traits>
 
-#include "client/wire/event_codec.h"
 #include "client/hex.h"
+#include "client/wire/event_codec.h"
 
 namespace ftb::launcher {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "client/wire/codec.h"
-#include "client/wire/event_codec.h"
 #include "client/filter.h"
 #include "client/names.h"
+#include "client/wire/codec.h"
+#include "client/wire/event_codec.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <variant>
 
-#include "agent/tree/interest.h"
 #include "agent/transport/tree_wire.h"
+#include "agent/tree/interest.h"
 #include "client/wire/event_codec.h"
 
 namespace {

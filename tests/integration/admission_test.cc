@@ -18,8 +18,8 @@
 #include <zmq.hpp>
 
 #include "client/client.h"
-#include "client/wire/codec.h"
 #include "client/curve_keys.h"
+#include "client/wire/codec.h"
 #include "proto/tree.pb.h"
 #include "tests/integration/nobody_child.h"
 #include "tests/integration/raw_peer.h"

@@ -4,8 +4,8 @@
 
 #include <atomic>
 
-#include "client/wire/codec.h"
 #include "client/transport/unix_endpoint.h"
+#include "client/wire/codec.h"
 
 namespace ftb::testing {
 

@@ -23,8 +23,8 @@
 
 #include <zmq.hpp>
 
-#include "client/transport/agent_link.h"
 #include "client/origin.h"
+#include "client/transport/agent_link.h"
 #include "proto/ftb.pb.h"
 
 namespace ftb::testing {

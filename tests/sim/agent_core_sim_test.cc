@@ -19,18 +19,18 @@
 #include <string>
 #include <vector>
 
-#include "agent/security/admission.h"
-#include "agent/metrics/agent_metrics.h"
-#include "client/clock.h"
-#include "agent/routing/event_history.h"
-#include "agent/security/namespace_policy.h"
 #include "agent/loop/rate_limited_log.h"
+#include "agent/metrics/agent_metrics.h"
+#include "agent/routing/event_history.h"
 #include "agent/routing/router.h"
-#include "agent/sessions/session_table.h"
 #include "agent/routing/subscription_index.h"
-#include "client/wire/codec.h"
+#include "agent/security/admission.h"
+#include "agent/security/namespace_policy.h"
+#include "agent/sessions/session_table.h"
+#include "client/clock.h"
 #include "client/event.h"
 #include "client/filter.h"
+#include "client/wire/codec.h"
 #include "tests/support/recording_frame_sink.h"
 
 using namespace ftb::agent;

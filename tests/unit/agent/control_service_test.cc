@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "client/clock.h"
 #include "agent/control/control_service.h"
+#include "client/clock.h"
 
 using namespace ftb::agent;
 using ftb::ManualClock;

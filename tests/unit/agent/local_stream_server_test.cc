@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/transport/local_stream_server.h"
 #include "agent/loop/poller.h"
+#include "agent/transport/local_stream_server.h"
 #include "client/transport/stream_frames.h"
 
 using ftb::agent::InboundFrame;

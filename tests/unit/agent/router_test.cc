@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "client/clock.h"
 #include "agent/routing/router.h"
-#include "client/wire/codec.h"
+#include "client/clock.h"
 #include "client/event.h"
+#include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
 #include "tests/support/recording_frame_sink.h"
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "client/clock.h"
 #include "agent/sessions/session_table.h"
+#include "client/clock.h"
 
 using ftb::agent::ClientSession;
 using ftb::ManualClock;
