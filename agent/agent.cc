@@ -376,6 +376,13 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
     case B::kClientsRequest:
     case B::kHistoryQuery:
     case B::kTreeQuery: {
+      // A peer that does not read its replies gets no more built: a history
+      // reply is up to --history-bytes, and building it would cost the loop
+      // (everyone's turn) for a reply that is dropped.
+      if (!hasRoomForReply(routing_id)) {
+        log_.warn("reply-full", "did not answer a query of a peer whose replies pile up unread");
+        return;
+      }
       proto::Envelope answer = control_.answer(envelope, sender);
       return reply(routing_id, answer);
     }
@@ -557,6 +564,15 @@ void Agent::forgetDepartedPublishers() {
   // job does not accumulate an entry per process forever.
   sessions_.forgetDeparted(std::chrono::milliseconds(config_.client_timeout_ms) * 10 +
                            std::chrono::minutes(5));
+}
+
+bool Agent::hasRoomForReply(const std::string& routing_id) {
+  ClientSession* session = sessions_.find(routing_id);
+  if (session != nullptr && !session->outbound.empty()) {
+    return session->outbound.queuedReplyBytes() <= maxFrameBytes();
+  }
+  if (local_ && LocalStreamServer::isRoutingId(routing_id)) return local_->hasRoom(routing_id);
+  return true;  // the ROUTER socket does not tell; reply() finds out
 }
 
 void Agent::reply(const std::string& routing_id, proto::Envelope& envelope) {

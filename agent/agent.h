@@ -130,6 +130,8 @@ class Agent : private tree::TreeHost {
   void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
   void forgetDepartedPublishers();
   void reply(const std::string& routing_id, proto::Envelope& envelope);
+  // False when a reply would not be kept (the peer lets its replies pile up).
+  bool hasRoomForReply(const std::string& routing_id);
   void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
                   uint64_t request_id, uint64_t event_seq = 0);
   // Sends without blocking; false when the peer's pipe is full (EAGAIN).

@@ -248,6 +248,7 @@ bool LocalStreamServer::trySend(const std::string& routing_id, std::string_view 
     return true;
   }
   if (c.backlog.size() >= max_backlog_ || (!c.backlog.empty() && c.backlog_bytes + frame.size() > max_frame_)) {
+    c.refused = true;
     return false;
   }
   c.backlog.emplace_back(frame);
@@ -256,17 +257,27 @@ bool LocalStreamServer::trySend(const std::string& routing_id, std::string_view 
   return true;
 }
 
+bool LocalStreamServer::hasRoom(const std::string& routing_id) {
+  auto it = connections_.find(routing_id);
+  if (it == connections_.end() || it->second->fd < 0) return true;
+  Connection& c = *it->second;
+  writeBacklog(c);
+  return c.fd < 0 || !c.refused;
+}
+
 void LocalStreamServer::watchWrites(Connection& c) {
   const bool waiting = c.writer.pending() || !c.backlog.empty();
   c.registration.modify(EPOLLIN | (waiting ? EPOLLOUT : 0u));
 }
 
 void LocalStreamServer::writeBacklog(Connection& c) {
+  const std::size_t waiting = c.writer.pendingBytes() + c.backlog_bytes;
   c.writer.flush(c.fd);
   while (!c.backlog.empty() && !c.writer.failed() && c.writer.trySend(c.fd, c.backlog.front())) {
     c.backlog_bytes -= c.backlog.front().size();
     c.backlog.pop_front();
   }
+  if (c.writer.pendingBytes() + c.backlog_bytes < waiting) c.refused = false;  // the client read
   if (c.writer.failed()) {
     close(c, "write failed");
   } else {

@@ -77,6 +77,10 @@ class LocalStreamServer {
   // Without blocking: false when the client's socket and its backlog are full.
   // A connection that is gone counts as sent (takeClosed reports it).
   bool trySend(const std::string& routing_id, std::string_view frame);
+  // False when trySend refused a frame of this connection and its client has
+  // read nothing since (after writing what its socket takes now): a caller
+  // need not build another frame that would be refused.
+  bool hasRoom(const std::string& routing_id);
   // Writes what every connection holds as far as its socket takes it (the
   // shutdown drain); frames still waiting after it, in all connections.
   std::size_t writePending();
@@ -100,6 +104,7 @@ class LocalStreamServer {
     wire::StreamFrameWriter writer;
     std::deque<std::string> backlog;  // frames after the one the writer holds, in order
     std::size_t backlog_bytes = 0;
+    bool refused = false;   // trySend refused a frame; the client read nothing since
     bool readable = false;  // the poller said so and a read has not yet found it empty
     bool queued = false;    // in ready_
     std::chrono::steady_clock::time_point last_frame;  // accept, then each whole frame read

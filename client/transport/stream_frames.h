@@ -74,6 +74,7 @@ class StreamFrameWriter {
   // Writes what is waiting; true when nothing is left.
   bool flush(int fd);
   bool pending() const { return start_ < pending_.size(); }
+  std::size_t pendingBytes() const { return pending_.size() - start_; }
   bool failed() const { return failed_; }
 
  private:

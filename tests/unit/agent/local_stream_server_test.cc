@@ -207,6 +207,35 @@ BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backl
   close(fd);
 }
 
+BOOST_AUTO_TEST_CASE(a_connection_whose_backlog_is_at_its_bound_has_no_room_until_its_client_reads) {
+  Dir dir;
+  auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1 << 20, 4, {}, poller());
+  BOOST_REQUIRE(server.ok());
+  const int fd = connectTo(dir.path + "/a.stream");
+  ftb::wire::StreamFrameWriter writer;
+  BOOST_REQUIRE(writer.trySend(fd, "hi"));
+  std::vector<std::string> bodies;
+  std::vector<InboundFrame> frames;
+  for (int i = 0; i < 10 && frames.empty(); ++i) frames = turn(**server, bodies);
+  BOOST_REQUIRE(frames.size() == 1u);
+  const std::string id = frames[0].routing_id;
+  BOOST_TEST((*server)->hasRoom(id));
+  const std::string chunk(100, 'c');
+  int sent = 0;
+  while ((*server)->trySend(id, chunk)) BOOST_REQUIRE(++sent < 1000000);
+  BOOST_TEST(!(*server)->hasRoom(id));  // the socket is full and the backlog holds 4
+  ftb::wire::StreamFrameReader reader(4096);
+  int received = 0;
+  while (received < sent) {
+    poller().wait(std::chrono::milliseconds(10));
+    reader.readFrom(fd);
+    while (reader.next()) ++received;
+  }
+  BOOST_TEST((*server)->hasRoom(id));
+  BOOST_TEST((*server)->hasRoom("no such connection"));  // gone counts as sent, as trySend does
+  close(fd);
+}
+
 BOOST_AUTO_TEST_CASE(frames_left_by_a_budget_keep_the_loop_awake_until_they_are_read) {
   Dir dir;
   auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 64, 16, {}, poller());
