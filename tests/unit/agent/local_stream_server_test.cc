@@ -62,6 +62,17 @@ std::vector<InboundFrame> turn(LocalStreamServer& server, std::vector<std::strin
   return frames;
 }
 
+// The routing id the server gives the connection `fd`, learnt from a first frame.
+std::string routingIdOf(LocalStreamServer& server, int fd) {
+  ftb::wire::StreamFrameWriter writer;
+  BOOST_REQUIRE(writer.trySend(fd, "hi"));
+  std::vector<std::string> bodies;
+  std::vector<InboundFrame> frames;
+  for (int i = 0; i < 10 && frames.empty(); ++i) frames = turn(server, bodies);
+  BOOST_REQUIRE(frames.size() == 1u);
+  return frames[0].routing_id;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(frames_arrive_with_the_kernel_credentials_under_a_reserved_routing_id) {
@@ -176,13 +187,7 @@ BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_fills_its_socket_then_its_backl
   auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1024, 16, {}, poller());
   BOOST_REQUIRE(server.ok());
   const int fd = connectTo(dir.path + "/a.stream");
-  ftb::wire::StreamFrameWriter writer;
-  BOOST_REQUIRE(writer.trySend(fd, "hi"));
-  std::vector<std::string> bodies;
-  std::vector<InboundFrame> frames;
-  for (int i = 0; i < 10 && frames.empty(); ++i) frames = turn(**server, bodies);
-  BOOST_REQUIRE(frames.size() == 1u);
-  const std::string id = frames[0].routing_id;
+  const std::string id = routingIdOf(**server, fd);
 
   const std::string chunk(1000, 'c');
   int sent = 0;
@@ -212,13 +217,7 @@ BOOST_AUTO_TEST_CASE(a_connection_whose_backlog_is_at_its_bound_has_no_room_unti
   auto server = LocalStreamServer::listen("unix://" + dir.path + "/a.stream", 1 << 20, 4, {}, poller());
   BOOST_REQUIRE(server.ok());
   const int fd = connectTo(dir.path + "/a.stream");
-  ftb::wire::StreamFrameWriter writer;
-  BOOST_REQUIRE(writer.trySend(fd, "hi"));
-  std::vector<std::string> bodies;
-  std::vector<InboundFrame> frames;
-  for (int i = 0; i < 10 && frames.empty(); ++i) frames = turn(**server, bodies);
-  BOOST_REQUIRE(frames.size() == 1u);
-  const std::string id = frames[0].routing_id;
+  const std::string id = routingIdOf(**server, fd);
   BOOST_TEST((*server)->hasRoom(id));
   const std::string chunk(100, 'c');
   int sent = 0;
