@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/config/reload_request.h"
 #include "agent/security/last_will.h"
 #include "agent/security/origin_check.h"
 #include "client/event.h"
@@ -95,8 +96,9 @@ Status prepareIpcPath(const std::string& endpoint) {
 
 }  // namespace
 
-Agent::Agent(AgentConfig config)
+Agent::Agent(AgentConfig config, std::unique_ptr<Poller> poller)
     : config_(std::move(config)),
+      poller_(std::move(poller)),
       started_(clock_.steadyNow()),
       history_(config_.history_events, config_.history_bytes,
                std::chrono::seconds(config_.history_max_age_s)) {
@@ -104,17 +106,20 @@ Agent::Agent(AgentConfig config)
 }
 
 Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
-  std::unique_ptr<Agent> agent(new Agent(std::move(config)));
   auto poller = Poller::create();
   if (!poller.ok()) return poller.status();
-  agent->poller_ = std::move(poller).value();
+  std::unique_ptr<Agent> agent(new Agent(std::move(config), std::move(poller).value()));
   auto socket = ZmqSocket::open(agent->context_, ZmqType::kRouter);
   if (!socket.ok()) return internalError("cannot open the agent socket: " + socket.status().message());
   agent->socket_ = std::move(socket).value();
   auto policy = NamespacePolicy::load(agent->config_.policy_file);
   if (!policy.ok()) return policy.status();
   agent->policy_ = std::move(policy).value();
-  if (Status s = agent->startCurve(); !s.ok()) return s;
+  auto curve = CurveEndpoint::start(agent->config_, agent->context_);
+  if (!curve.ok()) return curve.status();
+  agent->curve_ = std::move(curve).value();
+  // Agents link with the key pair they share: its public half is the server key.
+  if (agent->curve_) agent->admission_.setAgentsCurveKey(agent->curve_->keys().server_public);
   if (treeWithoutAuthentication(agent->config_)) agent->admission_.admitAnyTreePeer();
   if (Status s = agent->bind(); !s.ok()) return s;
   if (Status s = agent->startTree(); !s.ok()) return s;
@@ -152,8 +157,8 @@ Status Agent::bind() {
   for (const std::string& endpoint : {config_.ipc_endpoint, config_.tcp_endpoint}) {
     if (endpoint.empty() || endpoint == "none") continue;
     if (Status s = prepareIpcPath(endpoint); !s.ok()) return s;
-    if (endpoint.rfind("tcp://", 0) == 0) {
-      if (Status s = secureTcpEndpoint(); !s.ok()) return s;
+    if (curve_ && endpoint.rfind("tcp://", 0) == 0) {
+      if (Status s = curve_->secure(socket_); !s.ok()) return s;
     }
     if (Status s = socket_.bind(endpoint); !s.ok()) {
       return failedPrecondition("cannot listen on " + endpoint + ": " + s.message() +
@@ -225,10 +230,8 @@ void Agent::run() {
       if (tree_transport_->backlogged()) wait = std::chrono::milliseconds(1);
     }
     wait = std::min(wait, notifier_.maxLoopSleep(wait));
-    if (!departed_.empty()) wait = std::chrono::milliseconds(0);
-    for (const auto& [id, s] : sessions_) {
-      if (s->process_exited) wait = std::min(wait, std::chrono::milliseconds(1));  // probing
-    }
+    if (departures_.probing()) wait = std::min(wait, std::chrono::milliseconds(1));
+    if (departures_.settling()) wait = std::chrono::milliseconds(0);
     // Input already taken in by ZeroMQ (its descriptor tells only of changes
     // since it was last read), or left by this turn's budget: no sleep.
     if (socket_.readable() || (local_ && local_->hasInput()) ||
@@ -244,11 +247,9 @@ void Agent::run() {
     if (local_) {
       input_backlog |= drainClients(*local_, kMaxFramesPerTurn);
       // Read to the end: a connection's frames before its EOF are handled first.
-      for (auto& id : local_->takeClosed()) {
-        if (sessions_.contains(id)) doomed_.push_back(std::move(id));
-      }
+      for (auto& id : local_->takeClosed()) departures_.socketGone(std::move(id));
     }
-    if (!input_backlog) settleDeparted();
+    if (!input_backlog) departures_.settle();
     router_.flush();
     sendAcks();
     router_.sendQueued();
@@ -263,16 +264,12 @@ void Agent::run() {
       updateMetrics();
       next_housekeeping = now + std::chrono::milliseconds(100);
     }
-    probeExitedClients(now);
-    // Removed next turn, after every frame the peer sent before its socket went
-    // has been read (ZeroMQ hands them over before it forgets the peer).
-    for (auto& id : doomed_) {
-      if (std::find(departed_.begin(), departed_.end(), id) == departed_.end()) {
-        departed_.push_back(std::move(id));
-      }
+    departures_.endTurn(now);
+    if (reload_requests_.due()) {
+      const std::vector<pid_t> waiting = reload_requests_.takeRequesters();  // asked before it began
+      const int answer = reload();
+      for (const pid_t pid : waiting) answerReloadRequest(pid, answer);
     }
-    doomed_.clear();
-    if (reload_.exchange(false)) reloadConfig();
     notifier_.feedWatchdog(now);  // only a loop that really turns keeps systemd's watchdog quiet
   }
   notifier_.stopping("shutting down");
@@ -323,7 +320,7 @@ void Agent::handleFrame(const InboundFrame& frame) {
   }
   if (const char* user = frame.user_id; user != nullptr && !sender.local) {
     sender.curve_key = user;  // set by the ZAP handler: the admitted Curve key
-    if (curve_auth_) sender.curve_uid = curve_auth_->uidOf(sender.curve_key);
+    if (curve_) sender.curve_uid = curve_->uidOf(sender.curve_key);
   }
   sender.has_session = sessions_.contains(routing_id);
   // The most frequent frame is read without building an Envelope.
@@ -486,7 +483,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   session->last_will = std::move(*will);
   if (peer) session->process = PidWatch::open(peer->pid);
   ClientSession& opened = sessions_.add(std::move(session), sender);  // sets opened.last_seq
-  watchProcess(opened);
+  departures_.watch(opened);
   for (const auto& d : hello.declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
     if (name.ok()) opened.declared[*name] = d.severity();

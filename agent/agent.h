@@ -30,7 +30,9 @@
 #include <google/protobuf/arena.h>
 
 #include "agent/config/config.h"
+#include "agent/config/reload_request.h"
 #include "agent/control/control_service.h"
+#include "agent/liveness/departures.h"
 #include "agent/loop/poller.h"
 #include "agent/loop/rate_limited_log.h"
 #include "agent/metrics/agent_metrics.h"
@@ -38,7 +40,7 @@
 #include "agent/routing/router.h"
 #include "agent/routing/subscription_index.h"
 #include "agent/security/admission.h"
-#include "agent/security/curve_authenticator.h"
+#include "agent/security/curve_endpoint.h"
 #include "agent/security/namespace_policy.h"
 #include "agent/sessions/client_session.h"
 #include "agent/sessions/session_table.h"
@@ -80,7 +82,7 @@ class Agent : private tree::TreeHost {
   // configuration as it is now (main.cc: the command line and --config file).
   // `answer_to`: a process that asked for an answer (reload_request.h), told
   // whether the reload applied; 0 for none.
-  void requestReload(pid_t answer_to = 0);
+  void requestReload(pid_t answer_to = 0) { reload_requests_.request(answer_to); }
   void setConfigReloader(std::function<Result<AgentConfig>()> reloader) {
     reloader_ = std::move(reloader);
   }
@@ -89,14 +91,13 @@ class Agent : private tree::TreeHost {
   const std::vector<std::string>& endpoints() const { return endpoints_; }
 
  private:
-  explicit Agent(AgentConfig config);
+  Agent(AgentConfig config, std::unique_ptr<Poller> poller);
   Status bind();
 
   // agent_lifecycle.cc: SIGHUP and SIGTERM.
-  void reloadConfig();         // answers the requesters of this reload
   // The answer for `ftb-agent --reload`: kReloadApplied, kReloadAppliedRestartPending,
   // or kReloadRefused (the current configuration stays).
-  int applyReloadedConfig();
+  int reload();
   void drainOnShutdown();
 
   // agent.cc: the loop, sessions and sending.
@@ -111,20 +112,11 @@ class Agent : private tree::TreeHost {
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
   // How a session ended: only kLost publishes the client's last will and
-  // FTB_CLIENT_LOST (agent_departures.cc).
+  // FTB_CLIENT_LOST (agent_client_lost.cc).
   enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
   void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
   void expireSilentClients();
-  // agent_departures.cc: clients that vanish without a Goodbye.
-  // Watches the pidfd of a local client's process in the loop's poller.
-  void watchProcess(ClientSession& session);
-  // Its pidfd fired: probe its socket until ZeroMQ reports it gone.
-  void onProcessExited(ClientSession& session);
-  // A watched process exited: probe its socket until ZeroMQ reports it gone.
-  void probeExitedClients(std::chrono::steady_clock::time_point now);
-  // Sessions whose socket was reported gone in an earlier turn, once this
-  // turn has read every pending frame (a Goodbye sent before the exit counts).
-  void settleDeparted();
+  // agent_client_lost.cc: what the agent publishes for a client lost without a Goodbye.
   // Whether the will went out (a client has one; it goes out at most once).
   bool publishLastWill(ClientSession& session);
   void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
@@ -149,10 +141,6 @@ class Agent : private tree::TreeHost {
   template <typename Source>
   bool drainClients(Source& source, int budget);
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
-  // agent_curve.cc: CurveZMQ keys and the authenticator; the TCP endpoint's options.
-  Status startCurve();
-  void addAuthStatus(proto::StatusReply& reply) const;  // the ZAP handler's refusals
-  Status secureTcpEndpoint();
   // agent_policy.cc: the namespace policy.
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
@@ -195,15 +183,11 @@ class Agent : private tree::TreeHost {
   Poller::Registration tcp_limit_watch_;  // its monitor's descriptor
   std::vector<std::string> endpoints_;
   std::atomic<bool> stop_{false};
-  std::atomic<bool> reload_{false};
-  // Processes waiting for the outcome of the next reload (0: free slot); filled
-  // by requestReload() in a signal handler, emptied by the loop's reload.
-  std::array<std::atomic<pid_t>, 16> reload_requesters_{};
+  ReloadRequests reload_requests_;  // filled by a signal handler, taken by the loop
   std::function<Result<AgentConfig>()> reloader_;
   NamespacePolicy policy_;
-  Admission admission_{policy_};  // how agents prove it: startCurve(), or admitAnyTreePeer() (Agent::create)
-  std::optional<CurveClientKeys> curve_keys_;       // set when --curve-key-file is
-  std::unique_ptr<CurveAuthenticator> curve_auth_;  // the ZAP handler, with curve_keys_
+  Admission admission_{policy_};  // how agents prove it: Curve's key, or admitAnyTreePeer() (Agent::create)
+  std::unique_ptr<CurveEndpoint> curve_;  // null unless --curve-key-file
   const Clock& clock_ = Clock::real();
   std::chrono::steady_clock::time_point started_;
 
@@ -212,9 +196,6 @@ class Agent : private tree::TreeHost {
   // Every session's subscriptions, owner = ClientSession*: kept in step with
   // ClientSession::subscriptions by onSubscribe, onUnsubscribe and removeSession.
   SubscriptionIndex subscription_index_;
-  std::vector<std::string> doomed_;  // routing ids whose socket is gone (this turn's sends)
-  std::vector<std::string> departed_;  // doomed in an earlier turn: settleDeparted()
-
 
   EventHistory history_;
 
@@ -249,21 +230,27 @@ class Agent : private tree::TreeHost {
   // The event being accepted, parsed in place: reused while no one else holds
   // it, so its strings keep their buffers from one event to the next.
   std::shared_ptr<RoutedEvent> accepting_;
-  // Sends to clients on socket_; a peer ZeroMQ no longer knows goes on doomed_.
-  ZmqFrameSink client_sink_{socket_, log_, [this](const std::string& routing_id) {
-                              if (sessions_.contains(routing_id)) doomed_.push_back(routing_id);
-                            }};
+  // Sends to clients on socket_; a peer ZeroMQ no longer knows is a departure.
+  ZmqFrameSink client_sink_{socket_, log_,
+                            [this](const std::string& routing_id) { departures_.socketGone(routing_id); }};
   // The local stream socket (--local-endpoint); null when disabled.
   std::unique_ptr<LocalStreamServer> local_;
   // Sends to a client over the transport its routing id belongs to.
   ClientFrameSink client_frames_{client_sink_, local_};
+  // Clients gone without a Goodbye (liveness/): uses the state above; declared after it.
+  Departures departures_{{*poller_, sessions_, client_frames_, clock_, config_, log_},
+                         [this](const std::string& routing_id, std::string_view why) {
+                           removeSession(routing_id, SessionEnd::kLost, why);
+                         }};
   // Matching and delivery batching (router.h): uses the state above; declared after it.
   Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
                   client_frames_, clock_}};
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},
-      {.add_auth = [this](proto::StatusReply& r) { addAuthStatus(r); },
+      {.add_auth = [this](proto::StatusReply& r) {
+         if (curve_) curve_->addStatus(r);
+       },
        .fill_tree = [this](proto::TreeInfo* info) { fillTreeInfo(info); }}};
 };
 

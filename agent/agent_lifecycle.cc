@@ -1,59 +1,32 @@
 // Agent: what SIGHUP and SIGTERM do. A reload re-reads the configuration and
 // applies what can change at run time (Reload::kLive in agent/config/settings.cc),
 // warns about each changed restart-only setting and keeps its running value,
-// or keeps everything when the new configuration is bad; a stop drains queued events to their next hop within
-// a bounded time. Both run on the event-loop thread.
+// or keeps everything when the new configuration is bad (reload_plan.h); a
+// stop drains queued events to their next hop within a bounded time. Both run
+// on the event-loop thread.
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
-#include "agent/config/config_check.h"
 #include "agent/config/reload_plan.h"
 #include "agent/config/reload_request.h"
 
 namespace ftb::agent {
-void Agent::requestReload(pid_t answer_to) {
-  if (answer_to > 0) {
-    for (auto& slot : reload_requesters_) {
-      pid_t empty = 0;
-      if (slot.compare_exchange_strong(empty, answer_to)) break;
-    }  // all 16 taken: this requester times out, the reload still happens
-  }
-  reload_.store(true);  // after the pid: the reload that takes it reads the file afterwards
-}
 
-void Agent::reloadConfig() {
-  // Those who asked before this reload began get its outcome.
-  std::vector<pid_t> waiting;
-  for (auto& slot : reload_requesters_) {
-    if (const pid_t pid = slot.exchange(0); pid > 0) waiting.push_back(pid);
-  }
-  const int answer = applyReloadedConfig();
-  for (const pid_t pid : waiting) answerReloadRequest(pid, answer);
-}
-
-int Agent::applyReloadedConfig() {
+int Agent::reload() {
   notifier_.reloading("reloading configuration");
   const std::string serving = fmt::format("serving on {}", fmt::join(endpoints_, ", "));
-  Result<AgentConfig> loaded = reloader_ ? reloader_() : Result<AgentConfig>(config_);
-  if (loaded.ok()) {
-    // What `ftb-agent --check-config` refuses, a reload refuses too.
-    if (Status checked = checkAgentConfig(*loaded); !checked.ok()) loaded = Result<AgentConfig>(checked);
-  }
-  Result<NamespacePolicy> policy =
-      loaded.ok() ? NamespacePolicy::load(loaded->policy_file) : Result<NamespacePolicy>(loaded.status());
-  if (!policy.ok()) {
-    spdlog::error("configuration not reloaded, the current one stays: {}", policy.status().message());
-    notifier_.ready(serving + "; last reload failed: " + policy.status().message());
+  Result<PreparedReload> prepared =
+      prepareReload(config_, reloader_ ? reloader_() : Result<AgentConfig>(config_));
+  if (!prepared.ok()) {
+    spdlog::error("configuration not reloaded, the current one stays: {}", prepared.status().message());
+    notifier_.ready(serving + "; last reload failed: " + prepared.status().message());
     return kReloadRefused;
   }
-  AgentConfig loaded_config = std::move(loaded).value();
-  if (loaded_config.name.empty()) loaded_config.name = config_.name;  // "" means the host name we resolved
-
   // The settings table decides: live settings take the file's value, restart-only
   // ones keep the running value and are named, one line each (never silently).
-  ReloadPlan plan = planReload(config_, loaded_config);
+  ReloadPlan& plan = prepared->plan;
   for (const std::string& key : plan.restart_pending) spdlog::warn(restartNotice(key));
   const bool seeds_changed = config_.tree_seeds != plan.next.tree_seeds;
   config_ = std::move(plan.next);
@@ -66,7 +39,7 @@ int Agent::applyReloadedConfig() {
   history_.prune(clock_.steadyNow());
   if (seeds_changed && tree_) tree_->setSeeds(config_.tree_seeds);
   // The policy was checked above; it applies to connected clients at once.
-  policy_ = std::move(policy).value();
+  policy_ = std::move(prepared->policy);
   for (auto& [id, session] : sessions_) applyPolicy(*session);
 
   spdlog::info("configuration reloaded: {}", plan.live_changes.empty()
@@ -98,8 +71,7 @@ void Agent::drainOnShutdown() {
     router_.sendQueued();
     if (tree_transport_) tree_transport_->flush(clock_.steadyNow());
     // No wills while the agent stops: its clients lose the agent, not the reverse.
-    for (const auto& id : doomed_) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
-    doomed_.clear();
+    for (const auto& id : departures_.takeGone()) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the subscribers read meanwhile
     notifier_.feedWatchdog(clock_.steadyNow());
   }

@@ -20,7 +20,7 @@ void Agent::updateMetrics() {
   AgentMetrics::sync(metrics_.clients_expired, counters_.clients_expired());
   AgentMetrics::sync(metrics_.bad_frames, counters_.bad_frames());
   AgentMetrics::sync(metrics_.events_rejected, counters_.events_rejected());
-  if (curve_auth_) metrics_.syncCurveRefusals(curve_auth_->refused());
+  if (curve_) metrics_.syncCurveRefusals(curve_->refused());
   metrics_.syncConnectionRefusals((local_ ? local_->refused() : 0) + tcp_limit_.refused());
   if (!tree_) return;
   metrics_.tree_state_attached.Set(tree_->state() == tree::TreeNode::State::kAttached ? 1 : 0);

@@ -109,8 +109,9 @@ Status Agent::startTree() {
                                   : config_.tree_advertise;
   const LinkPing ping{std::chrono::milliseconds(config_.tree_ping_ms),
                       std::chrono::milliseconds(config_.tree_ping_timeout_ms)};
-  tree_transport_ =
-      std::make_unique<ZmqTreeTransport>(context_, *poller_, kTreeBacklogFrames, ping, curve_keys_);
+  tree_transport_ = std::make_unique<ZmqTreeTransport>(
+      context_, *poller_, kTreeBacklogFrames, ping,
+      curve_ ? std::optional(curve_->keys()) : std::nullopt);
   std::string probe;  // where peers' PINGs go: a listener of its own on our interface, any free port
   if (ping.interval.count() > 0) {
     Result<std::string> listening =

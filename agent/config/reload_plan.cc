@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/config/config_check.h"
 #include "agent/config/settings.h"
 
 namespace ftb::agent {
@@ -19,6 +20,16 @@ ReloadPlan planReload(const AgentConfig& running, const AgentConfig& loaded) {
     copyValue(s, loaded, plan.next);
   }
   return plan;
+}
+
+Result<PreparedReload> prepareReload(const AgentConfig& running, Result<AgentConfig> loaded) {
+  if (!loaded.ok()) return loaded.status();
+  // What `ftb-agent --check-config` refuses, a reload refuses too.
+  if (Status checked = checkAgentConfig(*loaded); !checked.ok()) return checked;
+  Result<NamespacePolicy> policy = NamespacePolicy::load(loaded->policy_file);
+  if (!policy.ok()) return policy.status();
+  if (loaded->name.empty()) loaded->name = running.name;
+  return PreparedReload{.plan = planReload(running, *loaded), .policy = std::move(policy).value()};
 }
 
 std::string restartNotice(const std::string& key) {

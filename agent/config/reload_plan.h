@@ -3,15 +3,18 @@
 // every live setting takes its new value, every restart-only setting keeps the
 // running one and is named in a warning.
 //
-//   ReloadPlan plan = planReload(config_, loaded);
-//   for (const auto& key : plan.restart_pending) spdlog::warn(restartNotice(key));
-//   config_ = plan.next;  // then apply the live settings' side effects
+//   Result<PreparedReload> prepared = prepareReload(config_, reloader());
+//   if (!prepared.ok()) ... the running configuration stays, log why
+//   for (const auto& key : prepared->plan.restart_pending) spdlog::warn(restartNotice(key));
+//   config_ = prepared->plan.next;  // then apply the live settings' side effects
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "agent/config/config.h"
+#include "agent/security/namespace_policy.h"
+#include "client/status.h"
 
 namespace ftb::agent {
 
@@ -23,6 +26,17 @@ struct ReloadPlan {
 
 // `running` is what the agent uses now, `loaded` what the file and flags say now.
 ReloadPlan planReload(const AgentConfig& running, const AgentConfig& loaded);
+
+// A reload ready to apply: its plan and the namespace policy its file names.
+struct PreparedReload {
+  ReloadPlan plan;
+  NamespacePolicy policy;
+};
+
+// Checks `loaded` as `ftb-agent --check-config` does, loads its policy file
+// and plans the reload (an empty name stays the running one: the host name
+// resolved at start). An error says why the running configuration stays.
+Result<PreparedReload> prepareReload(const AgentConfig& running, Result<AgentConfig> loaded);
 
 // The one log line per pending key: "metrics-listen changed: takes effect at restart".
 std::string restartNotice(const std::string& key);

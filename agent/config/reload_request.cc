@@ -66,4 +66,22 @@ void answerReloadRequest(pid_t pid, int answer) {
   (void)::sigqueue(pid, kReloadAnswerSignal, value);  // the requester may have given up: nothing to do
 }
 
+void ReloadRequests::request(pid_t answer_to) noexcept {
+  if (answer_to > 0) {
+    for (auto& slot : requesters_) {
+      pid_t empty = 0;
+      if (slot.compare_exchange_strong(empty, answer_to)) break;
+    }
+  }
+  due_.store(true);  // after the pid: the reload that takes it reads the file afterwards
+}
+
+std::vector<pid_t> ReloadRequests::takeRequesters() {
+  std::vector<pid_t> waiting;
+  for (auto& slot : requesters_) {
+    if (const pid_t pid = slot.exchange(0); pid > 0) waiting.push_back(pid);
+  }
+  return waiting;
+}
+
 }  // namespace ftb::agent

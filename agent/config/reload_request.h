@@ -16,7 +16,10 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <vector>
 
 #include "client/status.h"
 
@@ -44,5 +47,27 @@ Result<ReloadOutcome> requestReloadAndWait(pid_t pid, std::chrono::milliseconds 
 
 // The agent's side: sends `answer` (one of the kReload* answers) to `pid`.
 void answerReloadRequest(pid_t pid, int answer);
+
+// The agent's side: the reloads its signal handler was asked for, kept until
+// its loop takes them. Those who asked before a reload began get its outcome.
+//
+//   signal handler:  requests.request(info->si_pid);   // 0: a plain kill -HUP
+//   loop:            if (requests.due()) { auto who = requests.takeRequesters(); ...; answer each }
+//
+// Threading: request() is async-signal-safe; due() and takeRequesters() are the loop's.
+class ReloadRequests {
+ public:
+  static constexpr std::size_t kMaxWaiting = 16;  // more requesters time out; the reload still happens
+
+  void request(pid_t answer_to) noexcept;
+  // Whether a reload was asked for since the last call.
+  bool due() noexcept { return due_.exchange(false); }
+  // The processes waiting for this reload's outcome; the slots are free again.
+  std::vector<pid_t> takeRequesters();
+
+ private:
+  std::array<std::atomic<pid_t>, kMaxWaiting> requesters_{};  // 0: a free slot
+  std::atomic<bool> due_{false};
+};
 
 }  // namespace ftb::agent

@@ -81,3 +81,39 @@ BOOST_AUTO_TEST_CASE(every_setting_is_either_applied_or_named) {
 BOOST_AUTO_TEST_CASE(the_notice_names_the_key) {
   BOOST_TEST(ftb::agent::restartNotice("metrics-listen") == "metrics-listen changed: takes effect at restart");
 }
+
+// prepareReload: what refuses a reload, and what it keeps of the running configuration.
+
+BOOST_AUTO_TEST_CASE(a_configuration_that_check_config_refuses_is_not_reloaded) {
+  AgentConfig loaded;
+  loaded.tree_seeds = {"not-an-address"};
+  auto prepared = ftb::agent::prepareReload(AgentConfig{}, loaded);
+  BOOST_REQUIRE(!prepared.ok());
+  BOOST_TEST(prepared.status().message().find("tree-seeds") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_policy_file_that_does_not_load_refuses_the_reload) {
+  AgentConfig loaded;
+  loaded.policy_file = "/nonexistent/ftb-policy.conf";
+  auto prepared = ftb::agent::prepareReload(AgentConfig{}, loaded);
+  BOOST_REQUIRE(!prepared.ok());
+  BOOST_TEST(prepared.status().message().find("/nonexistent/ftb-policy.conf") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_configuration_that_cannot_be_read_is_passed_on_as_the_reason) {
+  auto prepared = ftb::agent::prepareReload(AgentConfig{}, ftb::invalidArgument("line 3: no such key"));
+  BOOST_REQUIRE(!prepared.ok());
+  BOOST_TEST(prepared.status().message() == "line 3: no such key");
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_name_keeps_the_name_resolved_at_start) {
+  AgentConfig running;
+  running.name = "node7";
+  AgentConfig loaded;
+  loaded.history_events = 3;
+  auto prepared = ftb::agent::prepareReload(running, loaded);
+  BOOST_REQUIRE(prepared.ok());
+  BOOST_TEST(prepared->plan.next.name == "node7");
+  BOOST_TEST(prepared->plan.next.history_events == 3u);
+  BOOST_TEST(prepared->plan.restart_pending.empty());
+}
