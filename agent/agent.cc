@@ -101,7 +101,9 @@ Agent::Agent(AgentConfig config, std::unique_ptr<Poller> poller)
       poller_(std::move(poller)),
       started_(clock_.steadyNow()),
       history_(config_.history_events, config_.history_bytes,
-               std::chrono::seconds(config_.history_max_age_s)) {
+               std::chrono::seconds(config_.history_max_age_s)),
+      incarnation_(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.systemNow().time_since_epoch()).count())) {
   if (config_.name.empty()) config_.name = hostName();
 }
 
@@ -122,7 +124,15 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   if (agent->curve_) agent->admission_.setAgentsCurveKey(agent->curve_->keys().server_public);
   if (treeWithoutAuthentication(agent->config_)) agent->admission_.admitAnyTreePeer();
   if (Status s = agent->bind(); !s.ok()) return s;
-  if (Status s = agent->startTree(); !s.ok()) return s;
+  Agent& a = *agent;
+  auto tree = TreeBridge::start(
+      {a.config_, a.sessions_, a.router_, a.history_, a.metrics_, a.counters_, a.log_, a.clock_},
+      [&a](const std::string& name, proto::Severity severity, std::string payload, const TreeBridge::Tags& tags) {
+        a.publishAgentEvent(name, severity, std::move(payload), tags);
+      },
+      {a.context_, *a.poller_, a.endpoints_, a.curve_.get(), a.incarnation_});
+  if (!tree.ok()) return tree.status();
+  a.tree_ = std::move(tree).value();
   return agent;
 }
 
@@ -224,18 +234,14 @@ void Agent::run() {
     auto wait = backed_up ? std::chrono::milliseconds(1)
                 : ack_owed ? kAckDelay
                            : std::chrono::milliseconds(100);
-    if (tree_) {
-      // The tree's timers want a turn every quarter heartbeat.
-      wait = std::min(wait, std::chrono::milliseconds(std::max(1u, config_.tree_heartbeat_ms / 4)));
-      if (tree_transport_->backlogged()) wait = std::chrono::milliseconds(1);
-    }
+    if (tree_) wait = tree_->maxWait(wait);
     wait = std::min(wait, notifier_.maxLoopSleep(wait));
     if (departures_.probing()) wait = std::min(wait, std::chrono::milliseconds(1));
     if (departures_.settling()) wait = std::chrono::milliseconds(0);
     // Input already taken in by ZeroMQ (its descriptor tells only of changes
     // since it was last read), or left by this turn's budget: no sleep.
     if (socket_.readable() || (local_ && local_->hasInput()) ||
-        (tree_transport_ && tree_transport_->hasInput())) {
+        (tree_ && tree_->hasInput())) {
       wait = std::chrono::milliseconds(0);
     }
     // Marks exited processes, accepts stream connections and marks them
@@ -255,7 +261,7 @@ void Agent::run() {
     router_.sendQueued();
 
     const auto now = clock_.steadyNow();
-    driveTree(now, input_backlog);
+    if (tree_) tree_->drive(now, input_backlog);
     router_.flush();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
       expireSilentClients();
@@ -273,13 +279,9 @@ void Agent::run() {
     notifier_.feedWatchdog(now);  // only a loop that really turns keeps systemd's watchdog quiet
   }
   notifier_.stopping("shutting down");
-  if (tree_) tree_->flush();  // event batches built this turn
   drainOnShutdown();
-  if (tree_) {
-    // Children and parent repair at once instead of waiting for a timeout.
-    tree_->leave("the agent is shutting down");
-    tree_transport_->flush(clock_.steadyNow());
-  }
+  // Children and parent repair at once instead of waiting for a timeout.
+  if (tree_) tree_->leave("the agent is shutting down");
   spdlog::info("ftb-agent '{}' stopping", config_.name);
 }
 
@@ -297,7 +299,7 @@ bool Agent::drainClients(Source& source, int budget) {
     }
     handleFrame(inbound_);
     // Tree heartbeats and timers also within a long turn: on a starved core a turn takes seconds.
-    if (i % 256 == 255) driveTree(clock_.steadyNow(), true);
+    if (tree_ && i % 256 == 255) tree_->drive(clock_.steadyNow(), true);
   }
   return true;
 }
@@ -383,7 +385,10 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
       proto::Envelope answer = control_.answer(envelope, sender);
       return reply(routing_id, answer);
     }
-    case B::kTree: return onTree(envelope);
+    case B::kTree: {
+      if (tree_) tree_->onMessage(envelope);
+      return;
+    }
     case B::kGoodbye: return onGoodbye(routing_id);
     default: break;
   }
@@ -515,7 +520,7 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
   router_.forget(s);
   subscription_index_.removeOwner(s);
-  if (!s->subscriptions.empty()) updateTreeInterest();
+  if (tree_ && !s->subscriptions.empty()) tree_->interestChanged();
   // Kept alive until its will and notice are out (after it left the routing
   // table: nothing is delivered to the departed).
   std::unique_ptr<ClientSession> gone = sessions_.remove(routing_id);

@@ -47,10 +47,9 @@
 #include "agent/transport/client_frame_sink.h"
 #include "agent/transport/local_stream_server.h"
 #include "agent/transport/tcp_connection_limit.h"
-#include "agent/transport/tree_link.h"
 #include "agent/transport/zmq_frame_sink.h"
 #include "agent/transport/zmq_frame_source.h"
-#include "agent/tree/tree_node.h"
+#include "agent/tree_bridge/tree_bridge.h"
 #include "client/clock.h"
 #include "client/status.h"
 #include "client/transport/zmq_socket.h"
@@ -67,7 +66,7 @@ inline constexpr std::chrono::milliseconds kAckDelay{2};
 // and tree links (below the unit's TimeoutStopSec).
 inline constexpr std::chrono::milliseconds kShutdownDrain{5000};
 
-class Agent : private tree::TreeHost {
+class Agent {
  public:
   // Binds the endpoints. Startup errors (endpoint in use, bad endpoint) come
   // back as a Status whose message says what to fix.
@@ -112,11 +111,11 @@ class Agent : private tree::TreeHost {
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
   // How a session ended: only kLost publishes the client's last will and
-  // FTB_CLIENT_LOST (agent_client_lost.cc).
+  // FTB_CLIENT_LOST (agent_own_events.cc).
   enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
   void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
   void expireSilentClients();
-  // agent_client_lost.cc: what the agent publishes for a client lost without a Goodbye.
+  // agent_own_events.cc: what the agent publishes for a client lost without a Goodbye.
   // Whether the will went out (a client has one; it goes out at most once).
   bool publishLastWill(ClientSession& session);
   void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
@@ -151,26 +150,13 @@ class Agent : private tree::TreeHost {
   // `routed->event` is parsed from `bytes`; the rest is filled in when accepted.
   Status acceptEvent(ClientSession& session, std::string_view bytes,
                      const std::shared_ptr<RoutedEvent>& routed);
-  // Routes an event that is in the history already (router.h).
-  void route(const RoutedEventPtr& event) { router_.route(event); }
   void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
   void onUnsubscribe(ClientSession& session, const proto::Envelope& envelope);
   void sendAcks();
 
-  // agent_tree.cc: this agent's place in the tree of agents.
-  Status startTree();
-  // `input_backlog`: this turn left messages unread (see TreeNode::tick).
-  void driveTree(std::chrono::steady_clock::time_point now, bool input_backlog);
-  void onTree(const proto::Envelope& envelope);
-  void sendToTree(const RoutedEventPtr& routed, const std::string& publisher_key);
-  void updateTreeInterest();
-  void deliverLocal(const tree::TreeEvent& event) override;
-  void topologyChanged(const tree::TopologyChange& change) override;
-  void eventsLost(const std::string& event_space, uint64_t count, tree::LossCause cause) override;
+  // agent_own_events.cc: an FTB.AGENT event of this agent, to local subscribers and the tree.
   void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload,
                          const std::unordered_map<std::string, std::string>& tags = {});
-  void publishTopologyChanges();
-  void fillTreeInfo(proto::TreeInfo* info);
 
   AgentConfig config_;
   // What the loop waits on (created first, so that it outlives every
@@ -199,19 +185,8 @@ class Agent : private tree::TreeHost {
 
   EventHistory history_;
 
-  // The tree of agents; null when the TCP endpoint is disabled.
-  std::unique_ptr<ZmqTreeTransport> tree_transport_;
-  std::unique_ptr<tree::TreeNode> tree_;
-  tree::TreeEvent tree_outgoing_;  // sendToTree()'s, reused
-  bool tree_interest_dirty_ = false;
-  // The previous driveTree turn, and this thread's CPU clock as last sampled (at
-  // tree_cpu_at_): a long gap is logged with the CPU the loop used in it (busy) or
-  // not (starved).
-  std::chrono::steady_clock::time_point tree_turn_at_{};
-  std::chrono::nanoseconds tree_turn_cpu_{0};
-  std::chrono::steady_clock::time_point tree_cpu_at_{};
-  std::vector<tree::TopologyChange> topology_changes_;  // published after the tree call returns
-  uint64_t incarnation_ = 0;     // start time, ns since the epoch: names this run to peers
+  // Start time, ns since the epoch: names this run to peers and in its own events' origin.
+  uint64_t incarnation_;
   uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events
   RateLimitedLog log_;
   proto::Counters counters_;
@@ -245,13 +220,18 @@ class Agent : private tree::TreeHost {
   // Matching and delivery batching (router.h): uses the state above; declared after it.
   Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
                   client_frames_, clock_}};
+  // This agent's place in the tree of agents; null without one (no TCP endpoint, no cluster key).
+  std::unique_ptr<TreeBridge> tree_;
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},
       {.add_auth = [this](proto::StatusReply& r) {
          if (curve_) curve_->addStatus(r);
        },
-       .fill_tree = [this](proto::TreeInfo* info) { fillTreeInfo(info); }}};
+       .fill_tree = [this](proto::TreeInfo* info) {
+         if (tree_) tree_->fillInfo(info);
+         return tree_ != nullptr;
+       }}};
 };
 
 }  // namespace ftb::agent

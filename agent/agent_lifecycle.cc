@@ -62,14 +62,14 @@ void Agent::drainOnShutdown() {
     }
     // Stream connections hold their own backlog (what ZeroMQ's pipes hold for ipc://).
     if (local_ && local_->writePending() > 0) return true;
-    return tree_transport_ && tree_transport_->backlogged();
+    return tree_ && tree_->backlogged();
   };
   // Hand what is queued for local subscribers and tree links to ZeroMQ (or write
   // it to the stream sockets) as they make room, until nothing is left or the
   // deadline passes.
   while (pending() && clock_.steadyNow() < deadline) {
     router_.sendQueued();
-    if (tree_transport_) tree_transport_->flush(clock_.steadyNow());
+    if (tree_) tree_->flush(clock_.steadyNow());
     // No wills while the agent stops: its clients lose the agent, not the reverse.
     for (const auto& id : departures_.takeGone()) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the subscribers read meanwhile

@@ -22,23 +22,7 @@ void Agent::updateMetrics() {
   AgentMetrics::sync(metrics_.events_rejected, counters_.events_rejected());
   if (curve_) metrics_.syncCurveRefusals(curve_->refused());
   metrics_.syncConnectionRefusals((local_ ? local_->refused() : 0) + tcp_limit_.refused());
-  if (!tree_) return;
-  metrics_.tree_state_attached.Set(tree_->state() == tree::TreeNode::State::kAttached ? 1 : 0);
-  metrics_.tree_state_root.Set(tree_->state() == tree::TreeNode::State::kRoot ? 1 : 0);
-  // The same clock as agent_tree.cc's treeNow().
-  const auto now = std::chrono::duration_cast<tree::Nanos>(
-      clock_.steadyNow().time_since_epoch());
-  metrics_.tree_links.Set(static_cast<double>(tree_->links(now).size()));
-  metrics_.tree_backlog.Set(tree_transport_->backlogged() ? 1 : 0);
-  metrics_.tree_retained_events.Set(static_cast<double>(tree_->retained()));
-  metrics_.tree_retained_bytes.Set(static_cast<double>(tree_->retainedBytes()));
-  const auto stats = tree_->stats();
-  AgentMetrics::sync(metrics_.tree_repairs, stats.repairs);
-  AgentMetrics::sync(metrics_.tree_events_forwarded, stats.events_forwarded);
-  AgentMetrics::sync(metrics_.tree_events_replayed, stats.events_replayed);
-  AgentMetrics::sync(metrics_.tree_duplicates, stats.duplicates_suppressed);
-  AgentMetrics::sync(metrics_.tree_events_lost, stats.events_lost);
-  AgentMetrics::sync(metrics_.tree_frames_dropped, tree_transport_->framesDropped());
+  if (tree_) tree_->updateMetrics();
 }
 
 }  // namespace ftb::agent

@@ -167,7 +167,7 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
   metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   ++session.events_published;
   router_.publish(routed);
-  sendToTree(routed, session.tree_key);
+  if (tree_) tree_->publishLocal(routed, session.tree_key);
   return {};
 }
 
@@ -234,7 +234,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   session.subscriptions.insert_or_assign(request.subscription_id(),
                                          Subscription{request.subscription_id(), *filter});
   subscription_index_.add(&session, request.subscription_id(), *filter);
-  updateTreeInterest();
+  if (tree_) tree_->interestChanged();
   proto::Envelope answer;
   answer.set_request_id(envelope.request_id());
   auto* r = answer.mutable_subscribe_reply();
@@ -255,7 +255,7 @@ void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelop
                       envelope.request_id());
   }
   subscription_index_.remove(&session, id);
-  updateTreeInterest();
+  if (tree_) tree_->interestChanged();
   proto::Envelope ok;
   ok.set_request_id(envelope.request_id());
   ok.mutable_ok();

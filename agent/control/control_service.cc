@@ -1,5 +1,7 @@
 #include "agent/control/control_service.h"
 
+#include "agent/config/config_check.h"
+
 #include "agent/security/verified_sender.h"
 #include "client/wire/codec.h"
 
@@ -139,10 +141,12 @@ proto::Envelope ControlService::history(const proto::Envelope& request, const Se
 proto::Envelope ControlService::tree(const proto::Envelope& request) const {
   proto::Envelope answer = replyTo(request);
   proto::TreeInfo* info = answer.mutable_tree_info();
-  if (hooks_.fill_tree) {
-    hooks_.fill_tree(info);
-  } else {
-    info->set_state("disabled");
+  info->set_uptime_ms(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(s_.clock.steadyNow() - s_.started).count()));
+  info->set_clients(static_cast<uint32_t>(s_.sessions.size()));
+  if (!hooks_.fill_tree || !hooks_.fill_tree(info)) {
+    // "off": a TCP endpoint but no cluster key (ftbctl tree says so and what to do).
+    info->set_state(treeDisabledNotice(s_.config).empty() ? "disabled" : "off");
   }
   return answer;
 }

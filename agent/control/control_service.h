@@ -11,8 +11,8 @@
 //                           endpoints, clock, started});
 //   if (ControlService::serves(envelope.body_case())) reply(id, control.answer(envelope, sender));
 //
-// State whose owner is not extracted yet (Curve refusals, the tree) comes in
-// through the hooks; unset hooks leave those fields empty ("disabled" tree).
+// The state of parts the agent may run without (Curve, the tree) comes in
+// through the hooks; unset hooks leave those fields empty.
 // Threading: not thread-safe; the agent's event-loop thread alone calls it.
 // It holds references to the agent's state and reads it on every answer.
 #pragma once
@@ -47,7 +47,9 @@ class ControlService {
   };
   struct Hooks {
     std::function<void(proto::StatusReply&)> add_auth;  // Curve refusals into a status reply
-    std::function<void(proto::TreeInfo*)> fill_tree;    // the tree's state; unset: "disabled"
+    // The tree's state and links; false (or unset) when this agent is in no
+    // tree: the answer then says "off" or "disabled" (treeDisabledNotice).
+    std::function<bool(proto::TreeInfo*)> fill_tree;
   };
 
   explicit ControlService(Sources sources, Hooks hooks = {})

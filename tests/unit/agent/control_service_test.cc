@@ -254,9 +254,20 @@ BOOST_AUTO_TEST_CASE(a_bad_history_filter_is_an_invalid_argument) {
 
 BOOST_AUTO_TEST_CASE(tree_info_comes_from_the_tree_bridge) {
   Fixture f;
+  f.sessions.add(client("r1", "a"), local(1000));
+  f.clock.advance(1500ms);
   proto::Envelope q;
   q.mutable_tree_query();
+  const proto::TreeInfo outside = f.ask(q).tree_info();
+  BOOST_TEST(outside.state() == "off");  // a TCP endpoint without a cluster key
+  BOOST_TEST(outside.clients() == 1u);
+  BOOST_TEST(outside.uptime_ms() == 1500u);
+  f.config.tcp_endpoint = "none";
   BOOST_TEST(f.ask(q).tree_info().state() == "disabled");
-  f.hooks.fill_tree = [](proto::TreeInfo* info) { info->set_state("root"); };
+  f.hooks.fill_tree = [](proto::TreeInfo* info) {
+    info->set_state("root");
+    return true;
+  };
   BOOST_TEST(f.ask(q).tree_info().state() == "root");
+  BOOST_TEST(f.ask(q).tree_info().clients() == 1u);
 }

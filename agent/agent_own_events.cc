@@ -1,10 +1,14 @@
-// What the agent publishes for a client gone without a Goodbye (its session
-// lost: Departures, or --client-timeout-ms): the client's last will and
-// FTB_CLIENT_LOST in FTB.AGENT. docs/RECOVERY_EVENTS.md, "Last will".
+// The events the agent publishes itself: FTB.AGENT notices (a client lost,
+// the tree's topology changes and losses), and the last will of a client gone
+// without a Goodbye (its session lost: Departures, or --client-timeout-ms).
+// docs/RECOVERY_EVENTS.md, "Last will".
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
 #include "agent/security/last_will.h"
+#include "agent/security/verified_sender.h"
 #include "client/event.h"
 #include "client/payload_fields.h"
 #include "client/wire/codec.h"
@@ -35,7 +39,7 @@ bool Agent::publishLastWill(ClientSession& session) {
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
   router_.publish(routed);
-  sendToTree(routed, sequenceKey(key, session.principal.peer.has_value(), config_.name));
+  if (tree_) tree_->publishLocal(routed, sequenceKey(key, session.principal.peer.has_value(), config_.name));
   return true;
 }
 
@@ -51,6 +55,37 @@ void Agent::publishClientLost(const ClientSession& session, std::string_view why
                                     .will_published = will_published});
   const Tags ordered(tags.begin(), tags.end());
   publishAgentEvent("FTB_CLIENT_LOST", proto::WARNING, formatTagsPayload(config_.name, ordered), tags);
+}
+
+void Agent::publishAgentEvent(const std::string& name, proto::Severity severity,
+                              std::string payload,
+                              const std::unordered_map<std::string, std::string>& tags) {
+  auto routed = std::make_shared<RoutedEvent>();
+  proto::Event& e = routed->event;
+  e.set_event_space(kAgentEventSpace);
+  e.set_event_name(name);
+  e.set_severity(severity);
+  e.set_client_name("ftb-agent");
+  e.set_type(proto::NORMAL);
+  auto* origin = e.mutable_id()->mutable_origin();
+  origin->set_host(config_.name);
+  origin->set_pid(static_cast<uint32_t>(getpid()));
+  origin->set_process_start_ns(incarnation_);
+  e.mutable_id()->set_seq(++agent_event_seq_);
+  const auto wall = clock_.systemNow().time_since_epoch();
+  e.set_time_sec(std::chrono::duration_cast<std::chrono::seconds>(wall).count());
+  e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
+  e.set_payload(std::move(payload));
+  for (const auto& [key, value] : tags) (*e.mutable_tags())[key] = value;
+  stampSender(*e.mutable_sender(), config_.name,
+              {.peer = PeerCredentials{.uid = geteuid(), .gid = getegid(), .pid = static_cast<uint32_t>(getpid())}});
+  routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
+  routed->arrived = clock_.steadyNow();
+  counters_.set_events_in(counters_.events_in() + 1);
+  metrics_.events(e.event_space(), e.severity()).received_local->Increment();
+  history_.add(routed);
+  router_.route(routed);
+  if (tree_) tree_->publishLocal(routed, ftb::fromProto(e.id()).publisherKey());
 }
 
 }  // namespace ftb::agent
