@@ -142,7 +142,7 @@ Status Agent::bind() {
                               {ZmqOption::kLinger, 0},
                               {ZmqOption::kSendHwm, hwm},
                               {ZmqOption::kReceiveHwm, hwm},
-                              {ZmqOption::kMaxMessageSize, static_cast<int64_t>(maxFrameBytes())}});
+                              {ZmqOption::kMaxMessageSize, static_cast<int64_t>(maxClientFrameBytes(config_))}});
       !s.ok()) {
     return internalError("cannot configure the agent socket: " + s.message());
   }
@@ -189,7 +189,7 @@ Status Agent::bind() {
   if (!watched.ok()) return watched.status();
   socket_watch_ = std::move(watched).value();
   if (const std::string local = localEndpoint(config_); !local.empty()) {
-    auto server = LocalStreamServer::listen(local, maxFrameBytes(), config_.socket_hwm,
+    auto server = LocalStreamServer::listen(local, maxClientFrameBytes(config_), config_.socket_hwm,
                                             {.per_uid = config_.max_connections_per_uid,
                                              .total = budget.stream},
                                             *poller_);
@@ -294,7 +294,7 @@ bool Agent::drainClients(Source& source, int budget) {
     if (inbound_.multipart) {
       counters_.set_bad_frames(counters_.bad_frames() + 1);
       log_.warn("multipart", "dropped a multi-part message: ftb messages are one frame");
-      replyError(inbound_.routing_id, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
+      replies_.error(inbound_.routing_id, proto::Error::INVALID_ARGUMENT, "ftb messages are single-frame", 0);
       continue;
     }
     handleFrame(inbound_);
@@ -338,7 +338,7 @@ void Agent::handleFrame(const InboundFrame& frame) {
   if (Status s = wire::decodeInto(*envelope, frame.body.data(), frame.body.size()); !s.ok()) {
     counters_.set_bad_frames(counters_.bad_frames() + 1);
     log_.warn("bad-frame", "bad frame from a peer: {}", s.message());
-    replyError(routing_id, wire::codeToWire(s.code()), s.message(), 0);
+    replies_.error(routing_id, wire::codeToWire(s.code()), s.message(), 0);
     return;
   }
   dispatch(routing_id, *envelope, sender);
@@ -355,7 +355,7 @@ bool Agent::admitted(const std::string& routing_id, proto::Envelope::BodyCase bo
     metrics_.refused(AgentMetrics::Refusal::kAdmission);
     log_.warn("admission", "refused a message: {}", admitted.message());
   }
-  replyError(routing_id, wire::codeToWire(admitted.code()), admitted.message(), request_id);
+  replies_.error(routing_id, wire::codeToWire(admitted.code()), admitted.message(), request_id);
   return false;
 }
 
@@ -378,12 +378,12 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
       // A peer that does not read its replies gets no more built: a history
       // reply is up to --history-bytes, and building it would cost the loop
       // (everyone's turn) for a reply that is dropped.
-      if (!hasRoomForReply(routing_id)) {
+      if (!replies_.haveRoom(routing_id)) {
         log_.warn("reply-full", "did not answer a query of a peer whose replies pile up unread");
         return;
       }
       proto::Envelope answer = control_.answer(envelope, sender);
-      return reply(routing_id, answer);
+      return replies_.send(routing_id, answer);
     }
     case B::kTree: {
       if (tree_) tree_->onMessage(envelope);
@@ -407,7 +407,7 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
       proto::Envelope ok;
       ok.set_request_id(envelope.request_id());
       ok.mutable_ok();
-      return reply(routing_id, ok);
+      return replies_.send(routing_id, ok);
     }
     default: return;
   }
@@ -419,11 +419,11 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   const proto::Hello& hello = envelope.hello();
   Result<std::string> space = normalizeEventSpace(hello.event_space());
   if (!space.ok()) {
-    return replyError(routing_id, proto::Error::INVALID_ARGUMENT, space.status().message(),
+    return replies_.error(routing_id, proto::Error::INVALID_ARGUMENT, space.status().message(),
                       envelope.request_id());
   }
   for (const Status& s : {checkClientName(hello.client_name()), checkJobId(hello.job_id())}) {
-    if (!s.ok()) return replyError(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
+    if (!s.ok()) return replies_.error(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
   }
   EventId id{.host = hello.origin().host(),
              .pid = hello.origin().pid(),
@@ -437,7 +437,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
               peer ? "uid " + std::to_string(peer->uid) + " pid " + std::to_string(peer->pid)
                    : std::string("a remote peer"),
               s.message());
-    return replyError(routing_id, wire::codeToWire(s.code()), s.message(), envelope.request_id());
+    return replies_.error(routing_id, wire::codeToWire(s.code()), s.message(), envelope.request_id());
   }
   const std::string publisher_key = id.publisherKey();
   // Only the identity that opened a session under this origin may resume it:
@@ -449,7 +449,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
               hello.client_name(), live != nullptr ? "live" : "departed",
               live != nullptr ? live->client_name : std::string("?"),
               sessions_.ownerOf(publisher_key)->describe(), s.message());
-    return replyError(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
+    return replies_.error(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
   }
   // A client that reconnects (new socket) replaces its old session.
   if (ClientSession* old = sessions_.byPublisher(publisher_key)) {
@@ -475,11 +475,11 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
   Result<std::optional<proto::Event>> will =
       lastWillFromHello(hello, session->event_space, config_.max_payload_bytes);
   if (!will.ok()) {
-    return replyError(routing_id, wire::codeToWire(will.status().code()), will.status().message(),
+    return replies_.error(routing_id, wire::codeToWire(will.status().code()), will.status().message(),
                       envelope.request_id());
   }
   if (*will && !session->may_publish) {
-    return replyError(routing_id, proto::Error::PERMISSION_DENIED,
+    return replies_.error(routing_id, proto::Error::PERMISSION_DENIED,
                       "last_will: publishing into " + session->event_space +
                           " is not allowed for this client by the agent's namespace policy "
                           "(docs/SECURITY.md)",
@@ -507,7 +507,7 @@ void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelo
                 opened.event_space, peer ? peer->pid : hello.origin().pid(),
                 peer ? std::to_string(peer->uid) : std::string("unknown"));
   counters_.set_clients_connected_total(counters_.clients_connected_total() + 1);
-  reply(routing_id, answer);
+  replies_.send(routing_id, answer);
 }
 
 void Agent::onGoodbye(const std::string& routing_id) {
@@ -542,11 +542,11 @@ void Agent::expireSilentClients() {
   std::vector<std::pair<std::string, std::size_t>> not_reading;
   for (const auto& [id, session] : sessions_) {
     const std::size_t queued = session->outbound.queuedReplyBytes();
-    if (queued > maxFrameBytes()) not_reading.emplace_back(id, queued);
+    if (queued > maxClientFrameBytes(config_)) not_reading.emplace_back(id, queued);
   }
   for (const auto& [id, queued] : not_reading) {
     const std::string why = "it does not read its replies (" + std::to_string(queued) +
-                            " bytes of them queued, the bound is " + std::to_string(maxFrameBytes()) + ")";
+                            " bytes of them queued, the bound is " + std::to_string(maxClientFrameBytes(config_)) + ")";
     removeSession(id, SessionEnd::kLost, why);
     if (local_) local_->disconnect(id, why);
   }
@@ -566,42 +566,6 @@ void Agent::forgetDepartedPublishers() {
   // job does not accumulate an entry per process forever.
   sessions_.forgetDeparted(std::chrono::milliseconds(config_.client_timeout_ms) * 10 +
                            std::chrono::minutes(5));
-}
-
-bool Agent::hasRoomForReply(const std::string& routing_id) {
-  ClientSession* session = sessions_.find(routing_id);
-  if (session != nullptr && !session->outbound.empty()) {
-    return session->outbound.queuedReplyBytes() <= maxFrameBytes();
-  }
-  if (local_ && LocalStreamServer::isRoutingId(routing_id)) return local_->hasRoom(routing_id);
-  return true;  // the ROUTER socket does not tell; reply() finds out
-}
-
-void Agent::reply(const std::string& routing_id, proto::Envelope& envelope) {
-  std::string frame = wire::encode(envelope);
-  ClientSession* session = sessions_.find(routing_id);
-  // A client's replies queue behind its deliveries, in order, and are never
-  // shed (expireSilentClients ends a client that lets them pile up).
-  if (session != nullptr && !session->outbound.empty()) {
-    // Past the bound the client is lost at the next housekeeping turn; until then its replies are not kept.
-    if (session->outbound.queuedReplyBytes() > maxFrameBytes()) return;
-    session->outbound.push(std::move(frame), 0);
-    return;
-  }
-  if (!trySend(routing_id, frame)) {
-    if (session != nullptr) {
-      session->outbound.push(std::move(frame), 0);
-    } else {
-      log_.warn("reply-full", "could not reply to a peer whose socket is full");
-    }
-  }
-}
-
-void Agent::replyError(const std::string& routing_id, proto::Error::Code code,
-                       std::string message, uint64_t request_id, uint64_t event_seq) {
-  proto::Envelope error = wire::makeError(code, std::move(message), request_id);
-  error.mutable_error()->set_event_seq(event_seq);
-  reply(routing_id, error);
 }
 
 }  // namespace ftb::agent

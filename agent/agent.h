@@ -37,6 +37,7 @@
 #include "agent/loop/rate_limited_log.h"
 #include "agent/metrics/agent_metrics.h"
 #include "agent/routing/event_history.h"
+#include "agent/routing/replies.h"
 #include "agent/routing/router.h"
 #include "agent/routing/subscription_index.h"
 #include "agent/security/admission.h"
@@ -120,21 +121,6 @@ class Agent {
   bool publishLastWill(ClientSession& session);
   void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
   void forgetDepartedPublishers();
-  void reply(const std::string& routing_id, proto::Envelope& envelope);
-  // False when a reply would not be kept (the peer lets its replies pile up).
-  bool hasRoomForReply(const std::string& routing_id);
-  void replyError(const std::string& routing_id, proto::Error::Code code, std::string message,
-                  uint64_t request_id, uint64_t event_seq = 0);
-  // Sends without blocking; false when the peer's pipe is full (EAGAIN).
-  // An unreachable peer is scheduled for removal and counts as sent.
-  bool trySend(const std::string& routing_id, const std::string& frame) {
-    return client_frames_.trySend(routing_id, frame);
-  }
-  // The largest frame a client may send on either transport: a frame can hold a
-  // batch of events; anything far beyond the payload limit is hostile.
-  std::size_t maxFrameBytes() const {
-    return std::max<uint64_t>(config_.max_payload_bytes, 1 << 20) * 16;
-  }
   // Reads up to `budget` frames from one transport; false when it ran out of
   // budget with frames left (input backlog).
   template <typename Source>
@@ -212,6 +198,8 @@ class Agent {
   std::unique_ptr<LocalStreamServer> local_;
   // Sends to a client over the transport its routing id belongs to.
   ClientFrameSink client_frames_{client_sink_, local_};
+  // Answers to clients' requests, in order behind their deliveries.
+  Replies replies_{sessions_, client_frames_, config_, log_};
   // Clients gone without a Goodbye (liveness/): uses the state above; declared after it.
   Departures departures_{{*poller_, sessions_, client_frames_, clock_, config_, log_},
                          [this](const std::string& routing_id, std::string_view why) {

@@ -33,11 +33,11 @@ void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
   for (const auto& d : envelope.declare().declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
     if (!name.ok()) {
-      return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+      return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                         name.status().message(), envelope.request_id());
     }
     if (d.severity() < proto::INFO || d.severity() > proto::FATAL) {
-      return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+      return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                         "event " + *name + " is declared with severity " +
                             std::to_string(d.severity()) + "; use INFO, WARNING, ERROR or FATAL",
                         envelope.request_id());
@@ -48,7 +48,7 @@ void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
   proto::Envelope ok;
   ok.set_request_id(envelope.request_id());
   ok.mutable_ok();
-  reply(session.routing_id, ok);
+  replies_.send(session.routing_id, ok);
 }
 
 void Agent::onPublish(ClientSession& session, std::span<const std::string_view> events) {
@@ -58,7 +58,7 @@ void Agent::onPublish(ClientSession& session, std::span<const std::string_view> 
     if (!wire::parseEventFromPeer(event, bytes)) {
       counters_.set_bad_frames(counters_.bad_frames() + 1);
       log_.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
-      replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+      replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                  "an event in a Publish message does not parse as ftb.proto.Event", 0);
       continue;
     }
@@ -72,7 +72,7 @@ void Agent::onPublish(ClientSession& session, std::span<const std::string_view> 
       counters_.set_events_rejected(counters_.events_rejected() + 1);
       log_.warn("rejected", "refused an event from '{}': {}", session.client_name,
                 accepted.message());
-      replyError(session.routing_id, wire::codeToWire(accepted.code()), accepted.message(), 0, seq);
+      replies_.error(session.routing_id, wire::codeToWire(accepted.code()), accepted.message(), 0, seq);
     }
   }
 }
@@ -181,7 +181,7 @@ void Agent::sendAcks() {
     proto::Envelope ack;
     ack.mutable_publish_ack()->set_acked_seq(session->last_seq);
     const std::string frame = wire::encode(ack);
-    if (trySend(routing_id, frame)) {  // else retried next turn
+    if (client_frames_.trySend(routing_id, frame)) {  // else retried next turn
       session->ack_due = false;
       session->unacked_events = 0;
     }
@@ -191,12 +191,12 @@ void Agent::sendAcks() {
 void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope) {
   const proto::Subscribe& request = envelope.subscribe();
   if (request.subscription_id() == kResponseInbox) {
-    return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+    return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                       "subscription id 0 is reserved", envelope.request_id());
   }
   if (session.subscriptions.size() >= config_.max_subscriptions_per_client &&
       session.subscriptions.count(request.subscription_id()) == 0) {
-    return replyError(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
+    return replies_.error(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
                       "this client already holds " +
                           std::to_string(session.subscriptions.size()) +
                           " subscriptions, the agent's --max-subscriptions-per-client",
@@ -207,7 +207,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
       uid && *uid != 0 && *uid != geteuid() && config_.max_subscriptions_per_uid > 0 &&
       session.subscriptions.count(request.subscription_id()) == 0) {
     if (const std::size_t held = sessions_.subscriptionsOf(*uid); held >= config_.max_subscriptions_per_uid) {
-      return replyError(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
+      return replies_.error(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
                         "uid " + std::to_string(*uid) + " already holds " + std::to_string(held) +
                             " subscriptions on this agent, its --max-subscriptions-per-uid",
                         envelope.request_id());
@@ -215,7 +215,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   }
   Result<Filter> filter = Filter::parse(request.filter());
   if (!filter.ok()) {
-    return replyError(session.routing_id, proto::Error::INVALID_ARGUMENT,
+    return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                       filter.status().message(), envelope.request_id());
   }
   std::vector<RoutedEventPtr> replay;
@@ -242,7 +242,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
   r->set_history_events(static_cast<uint32_t>(replay.size()));
   r->set_history_complete(complete);
   if (auto newest = history_.newestId()) *r->mutable_history_mark() = *newest;
-  reply(session.routing_id, answer);
+  replies_.send(session.routing_id, answer);
   const std::vector<uint32_t> ids{request.subscription_id()};
   for (const auto& e : replay) router_.enqueue(session, e, ids);
 }
@@ -250,7 +250,7 @@ void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope)
 void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelope) {
   const uint32_t id = envelope.unsubscribe().subscription_id();
   if (session.subscriptions.erase(id) == 0) {
-    return replyError(session.routing_id, proto::Error::NOT_FOUND,
+    return replies_.error(session.routing_id, proto::Error::NOT_FOUND,
                       "no subscription " + std::to_string(id) + " for this client",
                       envelope.request_id());
   }
@@ -259,7 +259,7 @@ void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelop
   proto::Envelope ok;
   ok.set_request_id(envelope.request_id());
   ok.mutable_ok();
-  reply(session.routing_id, ok);
+  replies_.send(session.routing_id, ok);
 }
 
 }  // namespace ftb::agent

@@ -1,5 +1,6 @@
 #include "agent/config/config.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +30,10 @@ bool treeEnabled(const AgentConfig& c) {
 }
 
 bool treeWithoutAuthentication(const AgentConfig& c) { return c.tree_authentication == "insecure-none"; }
+
+std::size_t maxClientFrameBytes(const AgentConfig& c) {
+  return std::max<uint64_t>(c.max_payload_bytes, 1 << 20) * 16;
+}
 
 std::string helpText(const Setting& s) {
   std::string help(s.help);

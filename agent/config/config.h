@@ -5,6 +5,7 @@
 // without a row fails tests/unit/agent:settings_test.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ std::string localEndpoint(const AgentConfig& c);
 // tree-authentication = insecure-none (treeWithoutAuthentication).
 bool treeEnabled(const AgentConfig& c);
 bool treeWithoutAuthentication(const AgentConfig& c);
+// The largest frame a client may send on either transport, and the most
+// replies a client may leave unread: a frame can hold a batch of events;
+// anything far beyond the payload limit is hostile.
+std::size_t maxClientFrameBytes(const AgentConfig& c);
 
 struct AgentConfig {
   std::string name;  // "" = this host's name

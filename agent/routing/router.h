@@ -47,6 +47,9 @@ class FrameSink {
   // Hands `frame` to the client at `routing_id` without blocking; false when
   // its pipe is full (the frame is then the caller's to queue).
   virtual bool trySend(const std::string& routing_id, const std::string& frame) = 0;
+  // False when the client is known to leave what was sent unread, so that a
+  // frame built for it now would not be kept; true when the transport cannot tell.
+  virtual bool hasRoom(const std::string& /*routing_id*/) { return true; }
 };
 
 class Router {

@@ -20,6 +20,10 @@ class ClientFrameSink final : public FrameSink {
     if (local_ && LocalStreamServer::isRoutingId(routing_id)) return local_->trySend(routing_id, frame);
     return zmq_.trySend(routing_id, frame);
   }
+  // The stream socket knows when a client reads nothing; the ROUTER socket does not tell.
+  bool hasRoom(const std::string& routing_id) override {
+    return !(local_ && LocalStreamServer::isRoutingId(routing_id)) || local_->hasRoom(routing_id);
+  }
 
  private:
   ZmqFrameSink& zmq_;
