@@ -128,7 +128,7 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   auto tree = TreeBridge::start(
       {a.config_, a.sessions_, a.router_, a.history_, a.metrics_, a.counters_, a.log_, a.clock_},
       [&a](const std::string& name, proto::Severity severity, std::string payload, const TreeBridge::Tags& tags) {
-        a.publishAgentEvent(name, severity, std::move(payload), tags);
+        a.intake_.publishAgentEvent(name, severity, std::move(payload), tags);
       },
       {a.context_, *a.poller_, a.endpoints_, a.curve_.get(), a.incarnation_});
   if (!tree.ok()) return tree.status();
@@ -257,7 +257,7 @@ void Agent::run() {
     }
     if (!input_backlog) departures_.settle();
     router_.flush();
-    sendAcks();
+    intake_.sendAcks();
     router_.sendQueued();
 
     const auto now = clock_.steadyNow();
@@ -328,7 +328,7 @@ void Agent::handleFrame(const InboundFrame& frame) {
   // The most frequent frame is read without building an Envelope.
   if (wire::readPublishFrame(frame.body, published_)) {
     if (!admitted(routing_id, proto::Envelope::kPublish, sender, published_.request_id)) return;
-    if (ClientSession* session = activeSession(routing_id)) onPublish(*session, published_.events);
+    if (ClientSession* session = activeSession(routing_id)) intake_.onPublish(*session, published_.events);
     return;
   }
   // The envelope lives while its frame is handled: on an arena emptied per
@@ -396,10 +396,10 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
   ClientSession* session = activeSession(routing_id);
   if (session == nullptr) return;
   switch (envelope.body_case()) {
-    case B::kDeclare: return onDeclare(*session, envelope);
+    case B::kDeclare: return intake_.onDeclare(*session, envelope);
     case B::kPublish: {  // one the reader declined (handleFrame)
       published_.events.assign(envelope.publish().events().begin(), envelope.publish().events().end());
-      return onPublish(*session, published_.events);
+      return intake_.onPublish(*session, published_.events);
     }
     case B::kSubscribe: return onSubscribe(*session, envelope);
     case B::kUnsubscribe: return onUnsubscribe(*session, envelope);
@@ -527,8 +527,8 @@ void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::st
   if (end == SessionEnd::kLost) {
     // Every client gone without a Goodbye: dead (pidfd) or silent (timeout).
     counters_.set_clients_expired(counters_.clients_expired() + 1);
-    const bool will = publishLastWill(*gone);
-    publishClientLost(*gone, why, will);
+    const bool will = intake_.publishLastWill(*gone);
+    intake_.publishClientLost(*gone, why, will);
   }
 }
 

@@ -32,6 +32,7 @@
 #include "agent/config/config.h"
 #include "agent/config/reload_request.h"
 #include "agent/control/control_service.h"
+#include "agent/intake/event_intake.h"
 #include "agent/liveness/departures.h"
 #include "agent/loop/poller.h"
 #include "agent/loop/rate_limited_log.h"
@@ -61,8 +62,6 @@
 
 namespace ftb::agent {
 
-// How long a publisher waits at most for the acknowledgement of an event.
-inline constexpr std::chrono::milliseconds kAckDelay{2};
 // How long a stopping agent keeps handing queued events to slow subscribers
 // and tree links (below the unit's TimeoutStopSec).
 inline constexpr std::chrono::milliseconds kShutdownDrain{5000};
@@ -112,14 +111,10 @@ class Agent {
   void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
   void onGoodbye(const std::string& routing_id);
   // How a session ended: only kLost publishes the client's last will and
-  // FTB_CLIENT_LOST (agent_own_events.cc).
+  // FTB_CLIENT_LOST (EventIntake).
   enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
   void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
   void expireSilentClients();
-  // agent_own_events.cc: what the agent publishes for a client lost without a Goodbye.
-  // Whether the will went out (a client has one; it goes out at most once).
-  bool publishLastWill(ClientSession& session);
-  void publishClientLost(const ClientSession& session, std::string_view why, bool will_published);
   void forgetDepartedPublishers();
   // Reads up to `budget` frames from one transport; false when it ran out of
   // budget with frames left (input backlog).
@@ -130,19 +125,9 @@ class Agent {
   void applyPolicy(ClientSession& session);
   bool mayReceive(ClientSession& session, const std::string& event_space);
 
-  // agent_routing.cc: publish, subscribe, deliver.
-  void onDeclare(ClientSession& session, const proto::Envelope& envelope);
-  void onPublish(ClientSession& session, std::span<const std::string_view> events);
-  // `routed->event` is parsed from `bytes`; the rest is filled in when accepted.
-  Status acceptEvent(ClientSession& session, std::string_view bytes,
-                     const std::shared_ptr<RoutedEvent>& routed);
+  // agent_subscriptions.cc
   void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
   void onUnsubscribe(ClientSession& session, const proto::Envelope& envelope);
-  void sendAcks();
-
-  // agent_own_events.cc: an FTB.AGENT event of this agent, to local subscribers and the tree.
-  void publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload,
-                         const std::unordered_map<std::string, std::string>& tags = {});
 
   AgentConfig config_;
   // What the loop waits on (created first, so that it outlives every
@@ -173,7 +158,6 @@ class Agent {
 
   // Start time, ns since the epoch: names this run to peers and in its own events' origin.
   uint64_t incarnation_;
-  uint64_t agent_event_seq_ = 0;  // sequence of the agent's own FTB.AGENT events
   RateLimitedLog log_;
   proto::Counters counters_;
   AgentMetrics metrics_{config_.metrics_max_namespaces};
@@ -188,9 +172,6 @@ class Agent {
   google::protobuf::Arena frame_arena_{frame_arena_block_.data(), frame_arena_block_.size()};
   // The events of the Publish frame being handled (views into the frame).
   wire::PublishFrame published_;
-  // The event being accepted, parsed in place: reused while no one else holds
-  // it, so its strings keep their buffers from one event to the next.
-  std::shared_ptr<RoutedEvent> accepting_;
   // Sends to clients on socket_; a peer ZeroMQ no longer knows is a departure.
   ZmqFrameSink client_sink_{socket_, log_,
                             [this](const std::string& routing_id) { departures_.socketGone(routing_id); }};
@@ -210,6 +191,10 @@ class Agent {
                   client_frames_, clock_}};
   // This agent's place in the tree of agents; null without one (no TCP endpoint, no cluster key).
   std::unique_ptr<TreeBridge> tree_;
+  // Events entering the backplane here: clients' publishes and the agent's own.
+  EventIntake intake_{{config_, sessions_, router_, tree_, policy_, metrics_, counters_, log_, replies_,
+                       client_frames_, clock_},
+                      incarnation_};
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},

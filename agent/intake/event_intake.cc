@@ -1,15 +1,15 @@
-// The agent's data path: accepting published events (then Router: history,
-// matching, delivery batching), subscribing, and acknowledging publishers.
-#include <spdlog/spdlog.h>
+#include "agent/intake/event_intake.h"
 
 #include <unistd.h>
 
-#include <algorithm>
+#include <spdlog/spdlog.h>
 
-#include "agent/agent.h"
+#include "agent/security/last_will.h"
 #include "agent/security/verified_sender.h"
+#include "client/event.h"
 #include "client/event_limits.h"
 #include "client/names.h"
+#include "client/payload_fields.h"
 #include "client/wire/codec.h"
 #include "client/wire/event_codec.h"
 
@@ -28,16 +28,16 @@ bool fromPublisher(const ClientSession& session, const proto::EventId& id) {
 
 }  // namespace
 
-void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
+void EventIntake::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
   std::vector<std::pair<std::string, proto::Severity>> accepted;
   for (const auto& d : envelope.declare().declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
     if (!name.ok()) {
-      return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
+      return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                         name.status().message(), envelope.request_id());
     }
     if (d.severity() < proto::INFO || d.severity() > proto::FATAL) {
-      return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
+      return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                         "event " + *name + " is declared with severity " +
                             std::to_string(d.severity()) + "; use INFO, WARNING, ERROR or FATAL",
                         envelope.request_id());
@@ -48,17 +48,17 @@ void Agent::onDeclare(ClientSession& session, const proto::Envelope& envelope) {
   proto::Envelope ok;
   ok.set_request_id(envelope.request_id());
   ok.mutable_ok();
-  replies_.send(session.routing_id, ok);
+  p_.replies.send(session.routing_id, ok);
 }
 
-void Agent::onPublish(ClientSession& session, std::span<const std::string_view> events) {
+void EventIntake::onPublish(ClientSession& session, std::span<const std::string_view> events) {
   for (const std::string_view bytes : events) {
     if (!accepting_ || accepting_.use_count() > 1) accepting_ = std::make_shared<RoutedEvent>();
     proto::Event& event = accepting_->event;
     if (!wire::parseEventFromPeer(event, bytes)) {
-      counters_.set_bad_frames(counters_.bad_frames() + 1);
-      log_.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
-      replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
+      p_.counters.set_bad_frames(p_.counters.bad_frames() + 1);
+      p_.log.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
+      p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
                  "an event in a Publish message does not parse as ftb.proto.Event", 0);
       continue;
     }
@@ -66,27 +66,27 @@ void Agent::onPublish(ClientSession& session, std::span<const std::string_view> 
     if (seq != 0 && seq <= session.last_seq) continue;  // re-sent after a reconnect: routed already
     Status accepted = acceptEvent(session, bytes, accepting_);
     if (seq > session.last_seq) {
-      sessions_.recordAccepted(session, seq);  // and a PublishAck is due
+      p_.sessions.recordAccepted(session, seq);  // and a PublishAck is due
     }
     if (!accepted.ok()) {
-      counters_.set_events_rejected(counters_.events_rejected() + 1);
-      log_.warn("rejected", "refused an event from '{}': {}", session.client_name,
+      p_.counters.set_events_rejected(p_.counters.events_rejected() + 1);
+      p_.log.warn("rejected", "refused an event from '{}': {}", session.client_name,
                 accepted.message());
-      replies_.error(session.routing_id, wire::codeToWire(accepted.code()), accepted.message(), 0, seq);
+      p_.replies.error(session.routing_id, wire::codeToWire(accepted.code()), accepted.message(), 0, seq);
     }
   }
 }
 
-Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
+Status EventIntake::acceptEvent(ClientSession& session, std::string_view bytes,
                           const std::shared_ptr<RoutedEvent>& routed) {
   proto::Event& event = routed->event;
   // One bound on the whole event first: the payload's limit plus what its
   // names, tags and id may hold (client/event_limits.h).
-  if (bytes.size() > config_.max_payload_bytes + kMaxEventExtraBytes) {
+  if (bytes.size() > p_.config.max_payload_bytes + kMaxEventExtraBytes) {
     return resourceExhausted("event of " + std::to_string(bytes.size()) +
                              " bytes exceeds this agent's limit of " +
-                             std::to_string(config_.max_payload_bytes + kMaxEventExtraBytes) +
-                             " bytes (max-payload-bytes " + std::to_string(config_.max_payload_bytes) +
+                             std::to_string(p_.config.max_payload_bytes + kMaxEventExtraBytes) +
+                             " bytes (max-payload-bytes " + std::to_string(p_.config.max_payload_bytes) +
                              " plus " + std::to_string(kMaxEventExtraBytes) +
                              " for names, tags and id)");
   }
@@ -103,12 +103,12 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
     }
   }
   if (!session.may_publish) {
-    metrics_.refused(AgentMetrics::Refusal::kPublishPolicy);
+    p_.metrics.refused(AgentMetrics::Refusal::kPublishPolicy);
     return Status(Code::kPermissionDenied,
                   "publishing into " + session.event_space + " is not allowed for " +
                       session.principal.describe() +
                       ": this agent's namespace policy lets only '" +
-                      policy_.whoMay(NamespacePolicy::Action::kPublish, session.event_space) +
+                      p_.policy.whoMay(NamespacePolicy::Action::kPublish, session.event_space) +
                       "' publish there (docs/SECURITY.md); publish under a namespace of your own");
   }
   auto declared = session.declared.find(event.event_name());
@@ -127,10 +127,10 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
                            proto::Severity_Name(declared->second) + " but published with " +
                            proto::Severity_Name(event.severity()));
   }
-  if (event.payload().size() > config_.max_payload_bytes) {
+  if (event.payload().size() > p_.config.max_payload_bytes) {
     return resourceExhausted("payload of " + std::to_string(event.payload().size()) +
                              " bytes exceeds this agent's limit of " +
-                             std::to_string(config_.max_payload_bytes) + " bytes");
+                             std::to_string(p_.config.max_payload_bytes) + " bytes");
   }
   for (const Status& s : {checkClientName(event.client_name()), checkJobId(event.job_id())}) {
     if (!s.ok()) return s;
@@ -152,7 +152,7 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
   // the session (the agent's name needs a restart): encoded once.
   if (session.sender_suffix.empty()) {
     proto::Event verified;
-    stampSender(*verified.mutable_sender(), config_.name, session.principal);
+    stampSender(*verified.mutable_sender(), p_.config.name, session.principal);
     session.sender_suffix = verified.SerializeAsString();
   }
   std::string merged;
@@ -162,104 +162,101 @@ Status Agent::acceptEvent(ClientSession& session, std::string_view bytes,
   // The parsed event is not given the sender: nothing routing reads needs it,
   // and it would cost two allocations per event (Clear() frees sub-messages).
   routed->bytes = std::make_shared<const std::string>(std::move(merged));
-  routed->arrived = clock_.steadyNow();
-  counters_.set_events_in(counters_.events_in() + 1);
-  metrics_.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
+  routed->arrived = p_.clock.steadyNow();
+  p_.counters.set_events_in(p_.counters.events_in() + 1);
+  p_.metrics.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
   ++session.events_published;
-  router_.publish(routed);
-  if (tree_) tree_->publishLocal(routed, session.tree_key);
+  p_.router.publish(routed);
+  if (p_.tree) p_.tree->publishLocal(routed, session.tree_key);
   return {};
 }
 
-void Agent::sendAcks() {
+void EventIntake::sendAcks() {
   // Acks are batched: every kAckEvents events or kAckDelay after the first
   // unacknowledged one, so they cost publishers few wake-ups.
-  const auto now = clock_.steadyNow();
-  for (auto& [routing_id, session] : sessions_) {
+  const auto now = p_.clock.steadyNow();
+  for (const auto& [routing_id, session] : p_.sessions) {
     if (!session->ack_due) continue;
     if (session->unacked_events < kAckEvents && now - session->ack_due_since < kAckDelay) continue;
     proto::Envelope ack;
     ack.mutable_publish_ack()->set_acked_seq(session->last_seq);
     const std::string frame = wire::encode(ack);
-    if (client_frames_.trySend(routing_id, frame)) {  // else retried next turn
+    if (p_.sink.trySend(routing_id, frame)) {  // else retried next turn
       session->ack_due = false;
       session->unacked_events = 0;
     }
   }
 }
 
-void Agent::onSubscribe(ClientSession& session, const proto::Envelope& envelope) {
-  const proto::Subscribe& request = envelope.subscribe();
-  if (request.subscription_id() == kResponseInbox) {
-    return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                      "subscription id 0 is reserved", envelope.request_id());
+bool EventIntake::publishLastWill(ClientSession& session) {
+  if (!session.last_will) return false;
+  if (!session.may_publish) {
+    // The policy changed since Hello (a reload): the notice still goes out.
+    p_.log.warn("will-policy", "the last will of '{}' is not published: the namespace policy no "
+              "longer lets it publish into {}", session.client_name, session.event_space);
+    return false;
   }
-  if (session.subscriptions.size() >= config_.max_subscriptions_per_client &&
-      session.subscriptions.count(request.subscription_id()) == 0) {
-    return replies_.error(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
-                      "this client already holds " +
-                          std::to_string(session.subscriptions.size()) +
-                          " subscriptions, the agent's --max-subscriptions-per-client",
-                      envelope.request_id());
-  }
-  // One user's clients together, so that many clients cannot multiply the per-client bound.
-  if (const std::optional<uint32_t> uid = session.principal.uid();
-      uid && *uid != 0 && *uid != geteuid() && config_.max_subscriptions_per_uid > 0 &&
-      session.subscriptions.count(request.subscription_id()) == 0) {
-    if (const std::size_t held = sessions_.subscriptionsOf(*uid); held >= config_.max_subscriptions_per_uid) {
-      return replies_.error(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
-                        "uid " + std::to_string(*uid) + " already holds " + std::to_string(held) +
-                            " subscriptions on this agent, its --max-subscriptions-per-uid",
-                        envelope.request_id());
-    }
-  }
-  Result<Filter> filter = Filter::parse(request.filter());
-  if (!filter.ok()) {
-    return replies_.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                      filter.status().message(), envelope.request_id());
-  }
-  std::vector<RoutedEventPtr> replay;
-  bool complete = true;
-  if (request.has_history()) {
-    // What the client may not see is left out before counting (history_events).
-    if (request.history().has_since()) {
-      replay = visibleTo(admission_, session.principal, history_.since(request.history().since(), *filter, &complete),
-                         history_.size());
-    } else {
-      const std::size_t n = request.history().last_n();
-      replay = visibleTo(admission_, session.principal,
-                         history_.lastN(admission_.everyoneSeesEverything() ? n : history_.size(), *filter), n);
-    }
-  }
-  session.subscriptions.insert_or_assign(request.subscription_id(),
-                                         Subscription{request.subscription_id(), *filter});
-  subscription_index_.add(&session, request.subscription_id(), *filter);
-  if (tree_) tree_->interestChanged();
-  proto::Envelope answer;
-  answer.set_request_id(envelope.request_id());
-  auto* r = answer.mutable_subscribe_reply();
-  r->set_subscription_id(request.subscription_id());
-  r->set_history_events(static_cast<uint32_t>(replay.size()));
-  r->set_history_complete(complete);
-  if (auto newest = history_.newestId()) *r->mutable_history_mark() = *newest;
-  replies_.send(session.routing_id, answer);
-  const std::vector<uint32_t> ids{request.subscription_id()};
-  for (const auto& e : replay) router_.enqueue(session, e, ids);
+  const std::string key = fromProto(session.last_will->id()).publisherKey();
+  // Published already (the client came back and went again)?
+  if (!p_.sessions.claimWillSequence(key)) return false;
+
+  auto routed = std::make_shared<RoutedEvent>();
+  routed->event = stampLastWill(std::move(*session.last_will), p_.clock.systemNow(),
+                                p_.config.name, session.principal);
+  session.last_will.reset();
+  routed->bytes = std::make_shared<const std::string>(routed->event.SerializeAsString());
+  routed->arrived = p_.clock.steadyNow();
+  p_.counters.set_events_in(p_.counters.events_in() + 1);
+  p_.metrics.events(routed->event.event_space(), routed->event.severity()).received_local->Increment();
+  spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
+               session.client_name, session.event_space);
+  p_.router.publish(routed);
+  if (p_.tree) p_.tree->publishLocal(routed, sequenceKey(key, session.principal.peer.has_value(), p_.config.name));
+  return true;
 }
 
-void Agent::onUnsubscribe(ClientSession& session, const proto::Envelope& envelope) {
-  const uint32_t id = envelope.unsubscribe().subscription_id();
-  if (session.subscriptions.erase(id) == 0) {
-    return replies_.error(session.routing_id, proto::Error::NOT_FOUND,
-                      "no subscription " + std::to_string(id) + " for this client",
-                      envelope.request_id());
-  }
-  subscription_index_.remove(&session, id);
-  if (tree_) tree_->interestChanged();
-  proto::Envelope ok;
-  ok.set_request_id(envelope.request_id());
-  ok.mutable_ok();
-  replies_.send(session.routing_id, ok);
+void EventIntake::publishClientLost(const ClientSession& session, std::string_view why,
+                              bool will_published) {
+  const auto tags = clientLostTags({.event_space = session.event_space,
+                                    .client_name = session.client_name,
+                                    .job_id = session.job_id,
+                                    .who = session.principal,
+                                    .origin_pid = session.origin.pid(),
+                                    .node = p_.config.name,
+                                    .why = std::string(why),
+                                    .will_published = will_published});
+  const Tags ordered(tags.begin(), tags.end());
+  publishAgentEvent("FTB_CLIENT_LOST", proto::WARNING, formatTagsPayload(p_.config.name, ordered), tags);
+}
+
+void EventIntake::publishAgentEvent(const std::string& name, proto::Severity severity,
+                              std::string payload,
+                              const std::unordered_map<std::string, std::string>& tags) {
+  auto routed = std::make_shared<RoutedEvent>();
+  proto::Event& e = routed->event;
+  e.set_event_space(kAgentEventSpace);
+  e.set_event_name(name);
+  e.set_severity(severity);
+  e.set_client_name("ftb-agent");
+  e.set_type(proto::NORMAL);
+  auto* origin = e.mutable_id()->mutable_origin();
+  origin->set_host(p_.config.name);
+  origin->set_pid(static_cast<uint32_t>(getpid()));
+  origin->set_process_start_ns(incarnation_);
+  e.mutable_id()->set_seq(++agent_event_seq_);
+  const auto wall = p_.clock.systemNow().time_since_epoch();
+  e.set_time_sec(std::chrono::duration_cast<std::chrono::seconds>(wall).count());
+  e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
+  e.set_payload(std::move(payload));
+  for (const auto& [key, value] : tags) (*e.mutable_tags())[key] = value;
+  stampSender(*e.mutable_sender(), p_.config.name,
+              {.peer = PeerCredentials{.uid = geteuid(), .gid = getegid(), .pid = static_cast<uint32_t>(getpid())}});
+  routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
+  routed->arrived = p_.clock.steadyNow();
+  p_.counters.set_events_in(p_.counters.events_in() + 1);
+  p_.metrics.events(e.event_space(), e.severity()).received_local->Increment();
+  p_.router.publish(routed);
+  if (p_.tree) p_.tree->publishLocal(routed, ftb::fromProto(e.id()).publisherKey());
 }
 
 }  // namespace ftb::agent
