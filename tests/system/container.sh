@@ -114,6 +114,8 @@ ct_prepare_layer() {
 # into DIR. Every target of the tier packages the same tree, so the packages
 # are made once per content of that tree (a hash of every file the runfiles
 # hold outside tests/) and kept under $ct_cache/debs; older sets are removed.
+# The copy is made under the lock too: a test of another tree (a second
+# checkout, tests/stress.sh's worktree) removes this set when it packages its own.
 ct_packages() {
   local out=$1 key set
   mkdir -p "$ct_cache" "$out"
@@ -129,8 +131,8 @@ ct_packages() {
         { cat "$ct_work/package.log" >&2; exit 1; }
       mv "$set.partial" "$set"
     fi
-  ) 9>"$ct_cache/debs.lock" || fail "deploy/package-deb.sh failed"
-  cp "$set"/*.deb "$out/"
+    cp "$set"/*.deb "$out/"
+  ) 9>"$ct_cache/debs.lock" || fail "deploy/package-deb.sh failed, or its .debs could not be copied"
   compgen -G "$out/*.deb" >/dev/null || fail "deploy/package-deb.sh wrote no .deb into --out"
 }
 

@@ -130,6 +130,10 @@ key=$( (cd "$root/src" && sort sources.list | xargs sha256sum; sha256sum build_i
   sha256sum | cut -c1-16)
 built=$cache/ulfm-build/$key
 t0=$SECONDS
+# Under a lock, the copy too: a test of another tree (a second checkout,
+# tests/stress.sh's worktree) replaces the cached build with its own.
+exec 8>"$cache/ulfm-build.lock"
+flock 8
 if [[ ! -x "$built/stencil" || ! -x "$built/group_wait_probe" ]]; then
   in_root 900 /bin/bash -c "cd /src && nice bash build_in_root.sh sources.list /src/out ${programs[*]}" \
     >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "building ftbckpt in the trixie root failed"; }
@@ -143,6 +147,8 @@ else
 fi
 mkdir -p "$root/src/out"
 cp "$built/stencil" "$built/group_wait_probe" "$root/src/out/"
+flock -u 8
+exec 8>&-
 
 # An ftb-agent on the host for the ranks in the root, and `ftbctl watch`
 # recording what they publish. Its socket's directory appears in the root as
