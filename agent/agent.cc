@@ -264,8 +264,7 @@ void Agent::run() {
     if (tree_) tree_->drive(now, input_backlog);
     router_.flush();  // deliveries of events that came from other agents
     if (now >= next_housekeeping) {
-      expireSilentClients();
-      forgetDepartedPublishers();
+      clients_.housekeep();
       history_.prune(now);
       updateMetrics();
       next_housekeeping = now + std::chrono::milliseconds(100);
@@ -328,7 +327,7 @@ void Agent::handleFrame(const InboundFrame& frame) {
   // The most frequent frame is read without building an Envelope.
   if (wire::readPublishFrame(frame.body, published_)) {
     if (!admitted(routing_id, proto::Envelope::kPublish, sender, published_.request_id)) return;
-    if (ClientSession* session = activeSession(routing_id)) intake_.onPublish(*session, published_.events);
+    if (ClientSession* session = clients_.active(routing_id)) intake_.onPublish(*session, published_.events);
     return;
   }
   // The envelope lives while its frame is handled: on an arena emptied per
@@ -359,18 +358,12 @@ bool Agent::admitted(const std::string& routing_id, proto::Envelope::BodyCase bo
   return false;
 }
 
-ClientSession* Agent::activeSession(const std::string& routing_id) {
-  ClientSession* session = sessions_.find(routing_id);
-  if (session != nullptr) session->last_seen = clock_.steadyNow();
-  return session;
-}
-
 void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
                      const Sender& sender) {
   using B = proto::Envelope;
   if (!admitted(routing_id, envelope.body_case(), sender, envelope.request_id())) return;
   switch (envelope.body_case()) {
-    case B::kHello: return onHello(routing_id, envelope, sender);
+    case B::kHello: return clients_.onHello(routing_id, envelope, sender);
     case B::kStatusRequest:
     case B::kClientsRequest:
     case B::kHistoryQuery:
@@ -389,11 +382,11 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
       if (tree_) tree_->onMessage(envelope);
       return;
     }
-    case B::kGoodbye: return onGoodbye(routing_id);
+    case B::kGoodbye: return clients_.onGoodbye(routing_id);
     default: break;
   }
   // The rest needs a session (the table said so, and admit() checked it).
-  ClientSession* session = activeSession(routing_id);
+  ClientSession* session = clients_.active(routing_id);
   if (session == nullptr) return;
   switch (envelope.body_case()) {
     case B::kDeclare: return intake_.onDeclare(*session, envelope);
@@ -401,171 +394,11 @@ void Agent::dispatch(const std::string& routing_id, proto::Envelope& envelope,
       published_.events.assign(envelope.publish().events().begin(), envelope.publish().events().end());
       return intake_.onPublish(*session, published_.events);
     }
-    case B::kSubscribe: return onSubscribe(*session, envelope);
-    case B::kUnsubscribe: return onUnsubscribe(*session, envelope);
-    case B::kHeartbeat: {
-      proto::Envelope ok;
-      ok.set_request_id(envelope.request_id());
-      ok.mutable_ok();
-      return replies_.send(routing_id, ok);
-    }
+    case B::kSubscribe: return clients_.onSubscribe(*session, envelope);
+    case B::kUnsubscribe: return clients_.onUnsubscribe(*session, envelope);
+    case B::kHeartbeat: return clients_.onHeartbeat(*session, envelope);
     default: return;
   }
-}
-
-void Agent::onHello(const std::string& routing_id, const proto::Envelope& envelope,
-                    const Sender& sender) {
-  const std::optional<PeerCredentials>& peer = sender.local;
-  const proto::Hello& hello = envelope.hello();
-  Result<std::string> space = normalizeEventSpace(hello.event_space());
-  if (!space.ok()) {
-    return replies_.error(routing_id, proto::Error::INVALID_ARGUMENT, space.status().message(),
-                      envelope.request_id());
-  }
-  for (const Status& s : {checkClientName(hello.client_name()), checkJobId(hello.job_id())}) {
-    if (!s.ok()) return replies_.error(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
-  }
-  EventId id{.host = hello.origin().host(),
-             .pid = hello.origin().pid(),
-             .process_start_ns = hello.origin().process_start_ns(),
-             .client_instance = hello.client_instance()};
-  // A local client's origin is its own process (or one it speaks for): no one
-  // publishes as another's process or claims it before it connects.
-  if (Status s = checkOrigin(hello, sender, readLocalProcess); !s.ok()) {
-    metrics_.refused(AgentMetrics::Refusal::kHelloOrigin);
-    log_.warn("hello-origin", "refused a Hello as '{}' from {}: {}", cutForMessage(hello.client_name()),
-              peer ? "uid " + std::to_string(peer->uid) + " pid " + std::to_string(peer->pid)
-                   : std::string("a remote peer"),
-              s.message());
-    return replies_.error(routing_id, wire::codeToWire(s.code()), s.message(), envelope.request_id());
-  }
-  const std::string publisher_key = id.publisherKey();
-  // Only the identity that opened a session under this origin may resume it:
-  // anyone else would take over its publisher key and accepted sequence.
-  if (Status s = sessions_.mayClaim(publisher_key, sender); !s.ok()) {
-    metrics_.refused(AgentMetrics::Refusal::kHelloOrigin);
-    const ClientSession* live = sessions_.byPublisher(publisher_key);
-    log_.warn("hello-origin", "refused a Hello as '{}' claiming the origin of {} client '{}' ({}): {}",
-              hello.client_name(), live != nullptr ? "live" : "departed",
-              live != nullptr ? live->client_name : std::string("?"),
-              sessions_.ownerOf(publisher_key)->describe(), s.message());
-    return replies_.error(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
-  }
-  // A client that reconnects (new socket) replaces its old session.
-  if (ClientSession* old = sessions_.byPublisher(publisher_key)) {
-    removeSession(old->routing_id, SessionEnd::kReplaced, "the client reconnected");
-  }
-  if (sessions_.contains(routing_id)) {
-    removeSession(routing_id, SessionEnd::kReplaced, "it said Hello again");
-  }
-
-  auto session = std::make_unique<ClientSession>(config_.client_queue_events);
-  session->routing_id = routing_id;
-  session->client_name = hello.client_name();
-  session->event_space = *space;
-  session->job_id = hello.job_id();
-  session->origin = hello.origin();
-  session->client_instance = hello.client_instance();
-  session->publisher_key = publisher_key;
-  session->tree_key = sequenceKey(publisher_key, peer.has_value(), config_.name);
-  session->principal = admission_.principalOf(sender);
-  applyPolicy(*session);
-  // The last will is checked like a publish, now: a will that could never be
-  // published is refused while the client can still hear why.
-  Result<std::optional<proto::Event>> will =
-      lastWillFromHello(hello, session->event_space, config_.max_payload_bytes);
-  if (!will.ok()) {
-    return replies_.error(routing_id, wire::codeToWire(will.status().code()), will.status().message(),
-                      envelope.request_id());
-  }
-  if (*will && !session->may_publish) {
-    return replies_.error(routing_id, proto::Error::PERMISSION_DENIED,
-                      "last_will: publishing into " + session->event_space +
-                          " is not allowed for this client by the agent's namespace policy "
-                          "(docs/SECURITY.md)",
-                      envelope.request_id());
-  }
-  session->last_will = std::move(*will);
-  if (peer) session->process = PidWatch::open(peer->pid);
-  ClientSession& opened = sessions_.add(std::move(session), sender);  // sets opened.last_seq
-  departures_.watch(opened);
-  for (const auto& d : hello.declarations()) {
-    Result<std::string> name = normalizeEventName(d.name());
-    if (name.ok()) opened.declared[*name] = d.severity();
-  }
-  proto::Envelope answer;
-  answer.set_request_id(envelope.request_id());
-  auto* r = answer.mutable_hello_reply();
-  r->set_agent_name(config_.name);
-  r->set_agent_version(std::string(wire::kVersion));
-  r->set_max_payload_bytes(config_.max_payload_bytes);
-  r->set_heartbeat_interval_ms(config_.heartbeat_interval_ms);
-  r->set_client_timeout_ms(config_.client_timeout_ms);
-  r->set_session(opened.session);
-  r->set_accepted_seq(opened.last_seq);
-  spdlog::debug("client '{}' in {} connected (pid {}, uid {})", opened.client_name,
-                opened.event_space, peer ? peer->pid : hello.origin().pid(),
-                peer ? std::to_string(peer->uid) : std::string("unknown"));
-  counters_.set_clients_connected_total(counters_.clients_connected_total() + 1);
-  replies_.send(routing_id, answer);
-}
-
-void Agent::onGoodbye(const std::string& routing_id) {
-  if (sessions_.contains(routing_id)) removeSession(routing_id, SessionEnd::kGoodbye, "it said goodbye");
-}
-
-void Agent::removeSession(const std::string& routing_id, SessionEnd end, std::string_view why) {
-  ClientSession* s = sessions_.find(routing_id);
-  if (s == nullptr) return;
-  spdlog::debug("client '{}' in {} left: {}", s->client_name, s->event_space, why);
-  router_.forget(s);
-  subscription_index_.removeOwner(s);
-  if (tree_ && !s->subscriptions.empty()) tree_->interestChanged();
-  // Kept alive until its will and notice are out (after it left the routing
-  // table: nothing is delivered to the departed).
-  std::unique_ptr<ClientSession> gone = sessions_.remove(routing_id);
-  if (end == SessionEnd::kLost) {
-    // Every client gone without a Goodbye: dead (pidfd) or silent (timeout).
-    counters_.set_clients_expired(counters_.clients_expired() + 1);
-    const bool will = intake_.publishLastWill(*gone);
-    intake_.publishClientLost(*gone, why, will);
-  }
-}
-
-void Agent::expireSilentClients() {
-  const std::chrono::milliseconds timeout(config_.client_timeout_ms);
-  for (const auto& id : sessions_.silentFor(timeout)) {
-    removeSession(id, SessionEnd::kLost, "no heartbeat within --client-timeout-ms");
-  }
-  // Replies are never shed, so a client that keeps asking and never reads
-  // would make them pile up without bound: it is lost instead.
-  std::vector<std::pair<std::string, std::size_t>> not_reading;
-  for (const auto& [id, session] : sessions_) {
-    const std::size_t queued = session->outbound.queuedReplyBytes();
-    if (queued > maxClientFrameBytes(config_)) not_reading.emplace_back(id, queued);
-  }
-  for (const auto& [id, queued] : not_reading) {
-    const std::string why = "it does not read its replies (" + std::to_string(queued) +
-                            " bytes of them queued, the bound is " + std::to_string(maxClientFrameBytes(config_)) + ")";
-    removeSession(id, SessionEnd::kLost, why);
-    if (local_) local_->disconnect(id, why);
-  }
-  // A stream connection with no session that sent no whole frame for as long
-  // (never said Hello, sends half a frame, or its session expired above) is
-  // closed: nothing else would free its descriptor and buffers.
-  if (!local_) return;
-  for (const auto& id : local_->quietSince(std::chrono::steady_clock::now() - timeout)) {
-    if (!sessions_.contains(id)) {
-      local_->disconnect(id, "no session and no whole frame within --client-timeout-ms");
-    }
-  }
-}
-
-void Agent::forgetDepartedPublishers() {
-  // Long enough for any reconnect; short enough that a node running job after
-  // job does not accumulate an entry per process forever.
-  sessions_.forgetDeparted(std::chrono::milliseconds(config_.client_timeout_ms) * 10 +
-                           std::chrono::minutes(5));
 }
 
 }  // namespace ftb::agent

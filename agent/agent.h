@@ -2,11 +2,15 @@
 // stream socket (or ZeroMQ IPC where enabled), remote clients and tree peers
 // over TCP on a ZeroMQ ROUTER socket. It delivers every published event once
 // per matching subscription, in publish order per publisher, and answers the
-// control API used by ftbctl. Agent is the hub: its loop owns the sockets and
-// wires the rooms (docs/ARCHITECTURE.md): SessionTable (sessions/: who is
-// connected), Admission (security/), Router (routing/: matching and delivery
-// batching, sending through a ClientFrameSink of transport/), ControlService
-// (control/: ftbctl's queries) and the TreeNode (tree/), all on one Clock.
+// control API used by ftbctl. Agent is the hub: its loop owns the sockets,
+// reads each frame, asks Admission (security/) and hands it to the part whose
+// job it is; the parts own their state and share one Clock
+// (docs/ARCHITECTURE.md): ClientService (clients/: Hello, subscriptions,
+// Goodbye, a session's end), EventIntake (intake/: publishes and the agent's
+// own events), Router and Replies (routing/: matching, delivery batching,
+// answers, through a ClientFrameSink of transport/), Departures (liveness/),
+// TreeBridge (tree_bridge/: the tree of agents), ControlService (control/:
+// ftbctl's queries) and CurveEndpoint (security/).
 //
 // Threading: create() on any thread; run() is the event loop and owns all state;
 // requestStop() may be called from any thread or a signal handler.
@@ -29,6 +33,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include "agent/clients/client_service.h"
 #include "agent/config/config.h"
 #include "agent/config/reload_request.h"
 #include "agent/control/control_service.h"
@@ -106,28 +111,11 @@ class Agent {
   // admission_'s verdict; a refusal is counted, logged and answered here.
   bool admitted(const std::string& routing_id, proto::Envelope::BodyCase body_case,
                 const Sender& sender, uint64_t request_id);
-  // The routing id's session, marked as heard from now; null without one.
-  ClientSession* activeSession(const std::string& routing_id);
-  void onHello(const std::string& routing_id, const proto::Envelope& envelope, const Sender& sender);
-  void onGoodbye(const std::string& routing_id);
-  // How a session ended: only kLost publishes the client's last will and
-  // FTB_CLIENT_LOST (EventIntake).
-  enum class SessionEnd { kGoodbye, kReplaced, kLost, kShutdown };
-  void removeSession(const std::string& routing_id, SessionEnd end, std::string_view why);
-  void expireSilentClients();
-  void forgetDepartedPublishers();
   // Reads up to `budget` frames from one transport; false when it ran out of
   // budget with frames left (input backlog).
   template <typename Source>
   bool drainClients(Source& source, int budget);
   void updateMetrics();  // gauges and mirrored counters, every housekeeping turn
-  // agent_policy.cc: the namespace policy.
-  void applyPolicy(ClientSession& session);
-  bool mayReceive(ClientSession& session, const std::string& event_space);
-
-  // agent_subscriptions.cc
-  void onSubscribe(ClientSession& session, const proto::Envelope& envelope);
-  void onUnsubscribe(ClientSession& session, const proto::Envelope& envelope);
 
   AgentConfig config_;
   // What the loop waits on (created first, so that it outlives every
@@ -151,7 +139,7 @@ class Agent {
   // Connected clients, and accepted sequences and owners per publisher key.
   SessionTable sessions_{clock_};
   // Every session's subscriptions, owner = ClientSession*: kept in step with
-  // ClientSession::subscriptions by onSubscribe, onUnsubscribe and removeSession.
+  // ClientSession::subscriptions by ClientService.
   SubscriptionIndex subscription_index_;
 
   EventHistory history_;
@@ -184,7 +172,7 @@ class Agent {
   // Clients gone without a Goodbye (liveness/): uses the state above; declared after it.
   Departures departures_{{*poller_, sessions_, client_frames_, clock_, config_, log_},
                          [this](const std::string& routing_id, std::string_view why) {
-                           removeSession(routing_id, SessionEnd::kLost, why);
+                           clients_.end(routing_id, SessionEnd::kLost, why);
                          }};
   // Matching and delivery batching (router.h): uses the state above; declared after it.
   Router router_{{sessions_, subscription_index_, history_, admission_, metrics_, counters_, log_,
@@ -195,6 +183,9 @@ class Agent {
   EventIntake intake_{{config_, sessions_, router_, tree_, policy_, metrics_, counters_, log_, replies_,
                        client_frames_, clock_},
                       incarnation_};
+  // Clients' sessions and subscriptions: uses the state above; declared after it.
+  ClientService clients_{{config_, sessions_, subscription_index_, router_, history_, admission_, policy_,
+                          replies_, intake_, departures_, tree_, local_, metrics_, counters_, log_, clock_}};
   // The control API (ftbctl): reads the state above; declared after it.
   ControlService control_{
       {config_, sessions_, history_, admission_, policy_, counters_, endpoints_, clock_, started_},

@@ -40,7 +40,7 @@ int Agent::reload() {
   if (seeds_changed && tree_) tree_->setSeeds(config_.tree_seeds);
   // The policy was checked above; it applies to connected clients at once.
   policy_ = std::move(prepared->policy);
-  for (auto& [id, session] : sessions_) applyPolicy(*session);
+  for (auto& [id, session] : sessions_) clients_.applyPolicy(*session);
 
   spdlog::info("configuration reloaded: {}", plan.live_changes.empty()
                                                   ? std::string("nothing changed")
@@ -71,7 +71,7 @@ void Agent::drainOnShutdown() {
     router_.sendQueued();
     if (tree_) tree_->flush(clock_.steadyNow());
     // No wills while the agent stops: its clients lose the agent, not the reverse.
-    for (const auto& id : departures_.takeGone()) removeSession(id, SessionEnd::kShutdown, "its socket is gone");
+    for (const auto& id : departures_.takeGone()) clients_.end(id, SessionEnd::kShutdown, "its socket is gone");
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the subscribers read meanwhile
     notifier_.feedWatchdog(clock_.steadyNow());
   }
