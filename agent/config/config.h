@@ -90,7 +90,7 @@ struct AgentConfig {
   // system (a silent death is found within ~165 ms). The allowance adapts to
   // observed jitter, up to 20 times this (tree::TreeNode::tick), so that a
   // starved but healthy peer is less often declared dead. With PINGs on,
-  // heartbeat silence only finds a wedged agent, from 5 s (agent_tree.cc).
+  // heartbeat silence only finds a wedged agent, from 5 s (agent/tree_bridge/tree_bridge.cc).
   uint32_t tree_timeout_ms = 150;
   // A link is dead as soon as its connection closes (the peer's kernel sent
   // FIN/RST: its process died), and when its ZMTP PINGs go unanswered: a PING

@@ -13,11 +13,13 @@ namespace {
 Status checkTcpAddress(const char* option, const std::string& value) {
   const std::string prefix = "tcp://";
   const auto colon = value.rfind(':');
-  unsigned port = 0;
-  const char* begin = value.data() + colon + 1;
-  const char* end = value.data() + value.size();
-  const bool port_ok = colon != std::string::npos && colon > prefix.size() && begin != end &&
-                       std::from_chars(begin, end, port).ptr == end && port <= 65535;
+  bool port_ok = colon != std::string::npos && colon > prefix.size();
+  if (port_ok) {  // only then is there a port to point at
+    unsigned port = 0;
+    const char* begin = value.data() + colon + 1;
+    const char* end = value.data() + value.size();
+    port_ok = begin != end && std::from_chars(begin, end, port).ptr == end && port <= 65535;
+  }
   if (value.rfind(prefix, 0) != 0 || !port_ok) {
     return invalidArgument(std::string(option) + " '" + value +
                            "' is not tcp://HOST:PORT (port 0-65535)");

@@ -54,7 +54,7 @@ struct ClientSession {
   OutboundQueue outbound;  // frames waiting while the client's socket is full
 
   // Last will (proto LastWill), validated at Hello: published by the agent if
-  // the session ends without a Goodbye (Agent::removeSession, SessionEnd::kLost).
+  // the session ends without a Goodbye (ClientService::end, SessionEnd::kLost).
   std::optional<proto::Event> last_will;
   // The client's process (IPC peers): its pidfd turns readable when it exits,
   // then the agent probes the socket until ZeroMQ reports it gone.

@@ -17,7 +17,7 @@
 
 namespace {
 
-// What the agent's data path does with one serialized event (agent_routing.cc).
+// What the agent's data path does with one serialized event (agent/intake/event_intake.cc).
 void readEvent(const std::string& bytes) {
   ftb::proto::Event event;
   if (!event.ParseFromString(bytes)) return;

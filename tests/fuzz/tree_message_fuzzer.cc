@@ -1,7 +1,7 @@
 // Fuzzes the tree frames one agent sends another (proto/tree.proto, carried in
 // an Envelope's `tree` body): parse, fromProto (agent/transport/tree_wire.h), then the
 // event bytes and interest filters the receiving agent reads next
-// (agent_tree.cc, agent/tree/interest.cc).
+// (agent/tree_bridge/, agent/tree/interest.cc).
 // Property: what fromProto accepts converts back and forth unchanged.
 #include <google/protobuf/util/message_differencer.h>
 

@@ -177,7 +177,7 @@ class World {
     c->subscriptions.at(id).live = false;
   }
 
-  // As Agent::removeSession: its batch, its subscriptions, its session.
+  // As ClientService::end: its batch, its subscriptions, its session.
   void disconnect() {
     SimClient* c = randomLive();
     if (c == nullptr) return;

@@ -83,6 +83,8 @@ struct Fixture {
     return n;
   }
 
+  // First: it outlives every registration (the sessions' pidfds).
+  std::unique_ptr<Poller> poller = Poller::create().value();
   AgentConfig config;
   ftb::ManualClock clock;
   SessionTable sessions{clock};
@@ -94,7 +96,6 @@ struct Fixture {
   proto::Counters counters;
   RateLimitedLog log;
   ftb::testing::RecordingFrameSink sink;
-  std::unique_ptr<Poller> poller = Poller::create().value();
   Router router{{sessions, index, history, admission, metrics, counters, log, sink, clock}};
   Replies replies{sessions, sink, config, log};
   std::unique_ptr<TreeBridge> no_tree;

@@ -57,9 +57,6 @@ class Child {
 struct Fixture {
   Fixture() {
     config.client_timeout_ms = 1000;
-    auto created = Poller::create();
-    BOOST_REQUIRE(created.ok());
-    poller = std::move(created).value();
     departures = std::make_unique<Departures>(
         Departures::Parts{*poller, sessions, sink, clock, config, log},
         [this](const std::string& id, std::string_view why) {
@@ -86,12 +83,13 @@ struct Fixture {
     BOOST_REQUIRE(s.process_exited);
   }
 
+  // First: it outlives every registration (the sessions' pidfds).
+  std::unique_ptr<Poller> poller = Poller::create().value();
   AgentConfig config;
   ftb::ManualClock clock;
   SessionTable sessions{clock};
   ftb::testing::RecordingFrameSink sink;
   RateLimitedLog log;
-  std::unique_ptr<Poller> poller;
   std::unique_ptr<Departures> departures;
   std::vector<std::string> lost;
 };
