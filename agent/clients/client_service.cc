@@ -20,16 +20,17 @@ ClientSession* ClientService::active(const std::string& routing_id) {
 }
 
 void ClientService::onHello(const std::string& routing_id, const proto::Envelope& envelope,
-                    const Sender& sender) {
+                            const Sender& sender) {
   const std::optional<PeerCredentials>& peer = sender.local;
   const proto::Hello& hello = envelope.hello();
   Result<std::string> space = normalizeEventSpace(hello.event_space());
   if (!space.ok()) {
     return p_.replies.error(routing_id, proto::Error::INVALID_ARGUMENT, space.status().message(),
-                      envelope.request_id());
+                            envelope.request_id());
   }
   for (const Status& s : {checkClientName(hello.client_name()), checkJobId(hello.job_id())}) {
-    if (!s.ok()) return p_.replies.error(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
+    if (!s.ok())
+      return p_.replies.error(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
   }
   EventId id{.host = hello.origin().host(),
              .pid = hello.origin().pid(),
@@ -40,9 +41,9 @@ void ClientService::onHello(const std::string& routing_id, const proto::Envelope
   if (Status s = checkOrigin(hello, sender, readLocalProcess); !s.ok()) {
     p_.metrics.refused(AgentMetrics::Refusal::kHelloOrigin);
     p_.log.warn("hello-origin", "refused a Hello as '{}' from {}: {}", cutForMessage(hello.client_name()),
-              peer ? "uid " + std::to_string(peer->uid) + " pid " + std::to_string(peer->pid)
-                   : std::string("a remote peer"),
-              s.message());
+                peer ? "uid " + std::to_string(peer->uid) + " pid " + std::to_string(peer->pid)
+                     : std::string("a remote peer"),
+                s.message());
     return p_.replies.error(routing_id, wire::codeToWire(s.code()), s.message(), envelope.request_id());
   }
   const std::string publisher_key = id.publisherKey();
@@ -52,9 +53,9 @@ void ClientService::onHello(const std::string& routing_id, const proto::Envelope
     p_.metrics.refused(AgentMetrics::Refusal::kHelloOrigin);
     const ClientSession* live = p_.sessions.byPublisher(publisher_key);
     p_.log.warn("hello-origin", "refused a Hello as '{}' claiming the origin of {} client '{}' ({}): {}",
-              hello.client_name(), live != nullptr ? "live" : "departed",
-              live != nullptr ? live->client_name : std::string("?"),
-              p_.sessions.ownerOf(publisher_key)->describe(), s.message());
+                hello.client_name(), live != nullptr ? "live" : "departed",
+                live != nullptr ? live->client_name : std::string("?"),
+                p_.sessions.ownerOf(publisher_key)->describe(), s.message());
     return p_.replies.error(routing_id, proto::Error::PERMISSION_DENIED, s.message(), envelope.request_id());
   }
   // A client that reconnects (new socket) replaces its old session.
@@ -82,14 +83,14 @@ void ClientService::onHello(const std::string& routing_id, const proto::Envelope
       lastWillFromHello(hello, session->event_space, p_.config.max_payload_bytes);
   if (!will.ok()) {
     return p_.replies.error(routing_id, wire::codeToWire(will.status().code()), will.status().message(),
-                      envelope.request_id());
+                            envelope.request_id());
   }
   if (*will && !session->may_publish) {
     return p_.replies.error(routing_id, proto::Error::PERMISSION_DENIED,
-                      "last_will: publishing into " + session->event_space +
-                          " is not allowed for this client by the agent's namespace policy "
-                          "(docs/SECURITY.md)",
-                      envelope.request_id());
+                            "last_will: publishing into " + session->event_space +
+                                " is not allowed for this client by the agent's namespace policy "
+                                "(docs/SECURITY.md)",
+                            envelope.request_id());
   }
   session->last_will = std::move(*will);
   if (peer) session->process = PidWatch::open(peer->pid);
@@ -109,8 +110,8 @@ void ClientService::onHello(const std::string& routing_id, const proto::Envelope
   r->set_client_timeout_ms(p_.config.client_timeout_ms);
   r->set_session(opened.session);
   r->set_accepted_seq(opened.last_seq);
-  spdlog::debug("client '{}' in {} connected (pid {}, uid {})", opened.client_name,
-                opened.event_space, peer ? peer->pid : hello.origin().pid(),
+  spdlog::debug("client '{}' in {} connected (pid {}, uid {})", opened.client_name, opened.event_space,
+                peer ? peer->pid : hello.origin().pid(),
                 peer ? std::to_string(peer->uid) : std::string("unknown"));
   p_.counters.set_clients_connected_total(p_.counters.clients_connected_total() + 1);
   p_.replies.send(routing_id, answer);
@@ -164,7 +165,8 @@ void ClientService::expireSilent() {
   }
   for (const auto& [id, queued] : not_reading) {
     const std::string why = "it does not read its replies (" + std::to_string(queued) +
-                            " bytes of them queued, the bound is " + std::to_string(maxClientFrameBytes(p_.config)) + ")";
+                            " bytes of them queued, the bound is " +
+                            std::to_string(maxClientFrameBytes(p_.config)) + ")";
     end(id, SessionEnd::kLost, why);
     if (p_.local) p_.local->disconnect(id, why);
   }
@@ -190,43 +192,44 @@ void ClientService::onSubscribe(ClientSession& session, const proto::Envelope& e
   const proto::Subscribe& request = envelope.subscribe();
   if (request.subscription_id() == kResponseInbox) {
     return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                      "subscription id 0 is reserved", envelope.request_id());
+                            "subscription id 0 is reserved", envelope.request_id());
   }
   if (session.subscriptions.size() >= p_.config.max_subscriptions_per_client &&
       session.subscriptions.count(request.subscription_id()) == 0) {
     return p_.replies.error(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
-                      "this client already holds " +
-                          std::to_string(session.subscriptions.size()) +
-                          " subscriptions, the agent's --max-subscriptions-per-client",
-                      envelope.request_id());
+                            "this client already holds " + std::to_string(session.subscriptions.size()) +
+                                " subscriptions, the agent's --max-subscriptions-per-client",
+                            envelope.request_id());
   }
   // One user's clients together, so that many clients cannot multiply the per-client bound.
   if (const std::optional<uint32_t> uid = session.principal.uid();
       uid && *uid != 0 && *uid != geteuid() && p_.config.max_subscriptions_per_uid > 0 &&
       session.subscriptions.count(request.subscription_id()) == 0) {
-    if (const std::size_t held = p_.sessions.subscriptionsOf(*uid); held >= p_.config.max_subscriptions_per_uid) {
+    if (const std::size_t held = p_.sessions.subscriptionsOf(*uid);
+        held >= p_.config.max_subscriptions_per_uid) {
       return p_.replies.error(session.routing_id, proto::Error::RESOURCE_EXHAUSTED,
-                        "uid " + std::to_string(*uid) + " already holds " + std::to_string(held) +
-                            " subscriptions on this agent, its --max-subscriptions-per-uid",
-                        envelope.request_id());
+                              "uid " + std::to_string(*uid) + " already holds " + std::to_string(held) +
+                                  " subscriptions on this agent, its --max-subscriptions-per-uid",
+                              envelope.request_id());
     }
   }
   Result<Filter> filter = Filter::parse(request.filter());
   if (!filter.ok()) {
-    return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                      filter.status().message(), envelope.request_id());
+    return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT, filter.status().message(),
+                            envelope.request_id());
   }
   std::vector<RoutedEventPtr> replay;
   bool complete = true;
   if (request.has_history()) {
     // What the client may not see is left out before counting (p_.historyevents).
     if (request.history().has_since()) {
-      replay = visibleTo(p_.admission, session.principal, p_.history.since(request.history().since(), *filter, &complete),
-                         p_.history.size());
+      replay = visibleTo(p_.admission, session.principal,
+                         p_.history.since(request.history().since(), *filter, &complete), p_.history.size());
     } else {
       const std::size_t n = request.history().last_n();
-      replay = visibleTo(p_.admission, session.principal,
-                         p_.history.lastN(p_.admission.everyoneSeesEverything() ? n : p_.history.size(), *filter), n);
+      replay = visibleTo(
+          p_.admission, session.principal,
+          p_.history.lastN(p_.admission.everyoneSeesEverything() ? n : p_.history.size(), *filter), n);
     }
   }
   session.subscriptions.insert_or_assign(request.subscription_id(),
@@ -249,8 +252,8 @@ void ClientService::onUnsubscribe(ClientSession& session, const proto::Envelope&
   const uint32_t id = envelope.unsubscribe().subscription_id();
   if (session.subscriptions.erase(id) == 0) {
     return p_.replies.error(session.routing_id, proto::Error::NOT_FOUND,
-                      "no subscription " + std::to_string(id) + " for this client",
-                      envelope.request_id());
+                            "no subscription " + std::to_string(id) + " for this client",
+                            envelope.request_id());
   }
   p_.index.remove(&session, id);
   if (p_.tree) p_.tree->interestChanged();
@@ -261,13 +264,13 @@ void ClientService::onUnsubscribe(ClientSession& session, const proto::Envelope&
 }
 
 void ClientService::applyPolicy(ClientSession& session) {
-  if (auto uid = session.principal.uid(); uid && p_.policy.needsGroups() && session.principal.groups.empty()) {
+  if (auto uid = session.principal.uid();
+      uid && p_.policy.needsGroups() && session.principal.groups.empty()) {
     session.principal.groups = groupsOf(*uid);
   }
   session.may_publish =
       p_.policy.allows(NamespacePolicy::Action::kPublish, session.event_space, session.principal);
   session.may_receive.clear();
 }
-
 
 }  // namespace ftb::agent

@@ -20,8 +20,7 @@ constexpr uint32_t kAckEvents = 1024;
 
 // Whether `id` names `session`'s client (compared field by field: per event).
 bool fromPublisher(const ClientSession& session, const proto::EventId& id) {
-  return id.client_instance() == session.client_instance &&
-         id.origin().pid() == session.origin.pid() &&
+  return id.client_instance() == session.client_instance && id.origin().pid() == session.origin.pid() &&
          id.origin().process_start_ns() == session.origin.process_start_ns() &&
          id.origin().host() == session.origin.host();
 }
@@ -33,14 +32,14 @@ void EventIntake::onDeclare(ClientSession& session, const proto::Envelope& envel
   for (const auto& d : envelope.declare().declarations()) {
     Result<std::string> name = normalizeEventName(d.name());
     if (!name.ok()) {
-      return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                        name.status().message(), envelope.request_id());
+      return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT, name.status().message(),
+                              envelope.request_id());
     }
     if (d.severity() < proto::INFO || d.severity() > proto::FATAL) {
       return p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                        "event " + *name + " is declared with severity " +
-                            std::to_string(d.severity()) + "; use INFO, WARNING, ERROR or FATAL",
-                        envelope.request_id());
+                              "event " + *name + " is declared with severity " +
+                                  std::to_string(d.severity()) + "; use INFO, WARNING, ERROR or FATAL",
+                              envelope.request_id());
     }
     accepted.emplace_back(*name, d.severity());
   }
@@ -59,7 +58,7 @@ void EventIntake::onPublish(ClientSession& session, std::span<const std::string_
       p_.counters.set_bad_frames(p_.counters.bad_frames() + 1);
       p_.log.warn("bad-event", "client '{}' sent an event that does not parse", session.client_name);
       p_.replies.error(session.routing_id, proto::Error::INVALID_ARGUMENT,
-                 "an event in a Publish message does not parse as ftb.proto.Event", 0);
+                       "an event in a Publish message does not parse as ftb.proto.Event", 0);
       continue;
     }
     const uint64_t seq = event.id().seq();
@@ -70,15 +69,14 @@ void EventIntake::onPublish(ClientSession& session, std::span<const std::string_
     }
     if (!accepted.ok()) {
       p_.counters.set_events_rejected(p_.counters.events_rejected() + 1);
-      p_.log.warn("rejected", "refused an event from '{}': {}", session.client_name,
-                accepted.message());
+      p_.log.warn("rejected", "refused an event from '{}': {}", session.client_name, accepted.message());
       p_.replies.error(session.routing_id, wire::codeToWire(accepted.code()), accepted.message(), 0, seq);
     }
   }
 }
 
 Status EventIntake::acceptEvent(ClientSession& session, std::string_view bytes,
-                          const std::shared_ptr<RoutedEvent>& routed) {
+                                const std::shared_ptr<RoutedEvent>& routed) {
   proto::Event& event = routed->event;
   // One bound on the whole event first: the payload's limit plus what its
   // names, tags and id may hold (client/event_limits.h).
@@ -87,8 +85,7 @@ Status EventIntake::acceptEvent(ClientSession& session, std::string_view bytes,
                              " bytes exceeds this agent's limit of " +
                              std::to_string(p_.config.max_payload_bytes + kMaxEventExtraBytes) +
                              " bytes (max-payload-bytes " + std::to_string(p_.config.max_payload_bytes) +
-                             " plus " + std::to_string(kMaxEventExtraBytes) +
-                             " for names, tags and id)");
+                             " plus " + std::to_string(kMaxEventExtraBytes) + " for names, tags and id)");
   }
   if (event.id().seq() == 0 || !fromPublisher(session, event.id())) {
     return invalidArgument("event id must carry this client's origin and a sequence number > 0");
@@ -98,16 +95,15 @@ Status EventIntake::acceptEvent(ClientSession& session, std::string_view bytes,
     Result<std::string> space = normalizeEventSpace(event.event_space());
     if (!space.ok()) return space.status();
     if (*space != session.event_space) {
-      return invalidArgument("event space " + event.event_space() +
-                             " is not this client's event space " + session.event_space);
+      return invalidArgument("event space " + event.event_space() + " is not this client's event space " +
+                             session.event_space);
     }
   }
   if (!session.may_publish) {
     p_.metrics.refused(AgentMetrics::Refusal::kPublishPolicy);
     return Status(Code::kPermissionDenied,
                   "publishing into " + session.event_space + " is not allowed for " +
-                      session.principal.describe() +
-                      ": this agent's namespace policy lets only '" +
+                      session.principal.describe() + ": this agent's namespace policy lets only '" +
                       p_.policy.whoMay(NamespacePolicy::Action::kPublish, session.event_space) +
                       "' publish there (docs/SECURITY.md); publish under a namespace of your own");
   }
@@ -117,8 +113,8 @@ Status EventIntake::acceptEvent(ClientSession& session, std::string_view bytes,
     if (!name.ok()) return name.status();
     declared = session.declared.find(*name);
     if (declared == session.declared.end()) {
-      return failedPrecondition("event " + *name + " was not declared by client '" +
-                                session.client_name + "'; declare it before publishing");
+      return failedPrecondition("event " + *name + " was not declared by client '" + session.client_name +
+                                "'; declare it before publishing");
     }
   }
   const std::string& name = declared->first;
@@ -192,8 +188,10 @@ bool EventIntake::publishLastWill(ClientSession& session) {
   if (!session.last_will) return false;
   if (!session.may_publish) {
     // The policy changed since Hello (a reload): the notice still goes out.
-    p_.log.warn("will-policy", "the last will of '{}' is not published: the namespace policy no "
-              "longer lets it publish into {}", session.client_name, session.event_space);
+    p_.log.warn("will-policy",
+                "the last will of '{}' is not published: the namespace policy no "
+                "longer lets it publish into {}",
+                session.client_name, session.event_space);
     return false;
   }
   const std::string key = fromProto(session.last_will->id()).publisherKey();
@@ -201,8 +199,8 @@ bool EventIntake::publishLastWill(ClientSession& session) {
   if (!p_.sessions.claimWillSequence(key)) return false;
 
   auto routed = std::make_shared<RoutedEvent>();
-  routed->event = stampLastWill(std::move(*session.last_will), p_.clock.systemNow(),
-                                p_.config.name, session.principal);
+  routed->event =
+      stampLastWill(std::move(*session.last_will), p_.clock.systemNow(), p_.config.name, session.principal);
   session.last_will.reset();
   routed->bytes = std::make_shared<const std::string>(routed->event.SerializeAsString());
   routed->arrived = p_.clock.steadyNow();
@@ -211,12 +209,12 @@ bool EventIntake::publishLastWill(ClientSession& session) {
   spdlog::info("published the last will {} of client '{}' in {}", routed->event.event_name(),
                session.client_name, session.event_space);
   p_.router.publish(routed);
-  if (p_.tree) p_.tree->publishLocal(routed, sequenceKey(key, session.principal.peer.has_value(), p_.config.name));
+  if (p_.tree)
+    p_.tree->publishLocal(routed, sequenceKey(key, session.principal.peer.has_value(), p_.config.name));
   return true;
 }
 
-void EventIntake::publishClientLost(const ClientSession& session, std::string_view why,
-                              bool will_published) {
+void EventIntake::publishClientLost(const ClientSession& session, std::string_view why, bool will_published) {
   const auto tags = clientLostTags({.event_space = session.event_space,
                                     .client_name = session.client_name,
                                     .job_id = session.job_id,
@@ -229,9 +227,8 @@ void EventIntake::publishClientLost(const ClientSession& session, std::string_vi
   publishAgentEvent("FTB_CLIENT_LOST", proto::WARNING, formatTagsPayload(p_.config.name, ordered), tags);
 }
 
-void EventIntake::publishAgentEvent(const std::string& name, proto::Severity severity,
-                              std::string payload,
-                              const std::unordered_map<std::string, std::string>& tags) {
+void EventIntake::publishAgentEvent(const std::string& name, proto::Severity severity, std::string payload,
+                                    const std::unordered_map<std::string, std::string>& tags) {
   auto routed = std::make_shared<RoutedEvent>();
   proto::Event& e = routed->event;
   e.set_event_space(kAgentEventSpace);
@@ -246,11 +243,13 @@ void EventIntake::publishAgentEvent(const std::string& name, proto::Severity sev
   e.mutable_id()->set_seq(++agent_event_seq_);
   const auto wall = p_.clock.systemNow().time_since_epoch();
   e.set_time_sec(std::chrono::duration_cast<std::chrono::seconds>(wall).count());
-  e.set_time_nsec(static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
+  e.set_time_nsec(
+      static_cast<int32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count() % 1000000000));
   e.set_payload(std::move(payload));
   for (const auto& [key, value] : tags) (*e.mutable_tags())[key] = value;
-  stampSender(*e.mutable_sender(), p_.config.name,
-              {.peer = PeerCredentials{.uid = geteuid(), .gid = getegid(), .pid = static_cast<uint32_t>(getpid())}});
+  stampSender(
+      *e.mutable_sender(), p_.config.name,
+      {.peer = PeerCredentials{.uid = geteuid(), .gid = getegid(), .pid = static_cast<uint32_t>(getpid())}});
   routed->bytes = std::make_shared<const std::string>(e.SerializeAsString());
   routed->arrived = p_.clock.steadyNow();
   p_.counters.set_events_in(p_.counters.events_in() + 1);

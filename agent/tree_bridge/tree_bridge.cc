@@ -126,7 +126,8 @@ Result<std::unique_ptr<TreeBridge>> TreeBridge::start(Parts parts, PublishAgentE
 
 std::chrono::milliseconds TreeBridge::maxWait(std::chrono::milliseconds wait) const {
   // The tree's timers want a turn every quarter heartbeat; a backlog to its links, at once.
-  const std::chrono::milliseconds most(transport_->backlogged() ? 1 : std::max(1u, p_.config.tree_heartbeat_ms / 4));
+  const std::chrono::milliseconds most(
+      transport_->backlogged() ? 1 : std::max(1u, p_.config.tree_heartbeat_ms / 4));
   return std::min(wait, most);
 }
 

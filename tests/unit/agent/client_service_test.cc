@@ -100,7 +100,8 @@ struct Fixture {
   Replies replies{sessions, sink, config, log};
   std::unique_ptr<TreeBridge> no_tree;
   std::unique_ptr<LocalStreamServer> no_stream;
-  EventIntake intake{{config, sessions, router, no_tree, policy, metrics, counters, log, replies, sink, clock}, 77};
+  EventIntake intake{{config, sessions, router, no_tree, policy, metrics, counters, log, replies, sink, clock},
+                     /*incarnation=*/77};
   Departures departures{{*poller, sessions, sink, clock, config, log},
                         [this](const std::string& id, std::string_view why) {
                           clients.end(id, SessionEnd::kLost, why);
