@@ -121,7 +121,7 @@ Result<std::unique_ptr<Agent>> Agent::create(AgentConfig config) {
   if (!curve.ok()) return curve.status();
   agent->curve_ = std::move(curve).value();
   // Agents link with the key pair they share: its public half is the server key.
-  if (agent->curve_) agent->admission_.setAgentsCurveKey(agent->curve_->keys().server_public);
+  if (agent->curve_) agent->admission_.setAgentsCurveKey(agent->curve_->keys().server_key);
   if (treeWithoutAuthentication(agent->config_)) agent->admission_.admitAnyTreePeer();
   if (Status s = agent->bind(); !s.ok()) return s;
   Agent& a = *agent;

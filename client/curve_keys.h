@@ -17,6 +17,20 @@
 
 #include "client/status.h"
 
+namespace ftb {
+
+// The keys of a CurveZMQ client (an SDK client, ftbctl, an agent's tree link):
+// the server's public key and this side's key pair, Z85. Empty server_key: no Curve.
+struct CurveClientKeys {
+  std::string server_key;
+  std::string public_key;
+  std::string secret_key;
+
+  bool enabled() const { return !server_key.empty(); }
+};
+
+}  // namespace ftb
+
 namespace ftb::curve {
 
 struct KeyPair {

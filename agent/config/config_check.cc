@@ -80,12 +80,12 @@ Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config) {
   auto own_public = curve::publicKeyOf(*secret);
   if (!own_public.ok()) return invalidArgument(config.curve_key_file + ": " + own_public.status().message());
   CurveSetup setup{
-      .keys = {.server_public = config.curve_server_key.empty() ? *own_public : config.curve_server_key,
+      .keys = {.server_key = config.curve_server_key.empty() ? *own_public : config.curve_server_key,
                .public_key = *own_public,
                .secret_key = *secret},
       .authorized = {{*own_public, std::nullopt}}};
-  if (!curve::isKey(setup.keys.server_public)) {
-    return invalidArgument("--curve-server-key '" + setup.keys.server_public +
+  if (!curve::isKey(setup.keys.server_key)) {
+    return invalidArgument("--curve-server-key '" + setup.keys.server_key +
                            "' is not a Curve public key (40 Z85 characters)");
   }
   if (!config.curve_authorized_keys.empty()) {
@@ -93,7 +93,7 @@ Result<std::optional<CurveSetup>> loadCurveSetup(const AgentConfig& config) {
     if (!listed.ok()) return listed.status();
     setup.authorized = std::move(listed).value();
     // Agents act for no user: a uid for their key would make every tree peer that user's client.
-    if (auto it = setup.authorized.find(setup.keys.server_public); it != setup.authorized.end() && it->second) {
+    if (auto it = setup.authorized.find(setup.keys.server_key); it != setup.authorized.end() && it->second) {
       return invalidArgument("authorized keys file " + config.curve_authorized_keys +
                              " maps the agents' key " + it->first +
                              " to a uid; map only client keys (docs/SECURITY.md)");

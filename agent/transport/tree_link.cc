@@ -144,7 +144,7 @@ void ZmqTreeTransport::connectProbe(Peer& p, const std::string& address, const s
 
 Status ZmqTreeTransport::setCurve(ZmqSocket& s) {
   if (!curve_) return {};
-  return s.setCurveClient(curve_->server_public, curve_->public_key, curve_->secret_key);
+  return s.setCurveClient(curve_->server_key, curve_->public_key, curve_->secret_key);
 }
 
 // Before connect(), so that no close of the connection goes unreported.

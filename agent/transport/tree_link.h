@@ -37,17 +37,11 @@
 #include "agent/loop/poller.h"
 #include "agent/loop/rate_limited_log.h"
 #include "agent/tree/tree_node.h"
+#include "client/curve_keys.h"
 #include "client/status.h"
 #include "client/transport/zmq_socket.h"
 
 namespace ftb::agent {
-
-// CurveZMQ on links to peers: this agent's key pair and the agents' server key.
-struct CurveClientKeys {
-  std::string server_public;  // Z85
-  std::string public_key;
-  std::string secret_key;
-};
 
 // ZMTP heartbeats on each DEALER (ZMQ_HEARTBEAT_IVL / ZMQ_HEARTBEAT_TIMEOUT).
 struct LinkPing {

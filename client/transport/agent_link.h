@@ -24,20 +24,10 @@
 
 #include <sys/un.h>
 
+#include "client/curve_keys.h"  // CurveClientKeys: ignored for ipc:// and unix://
 #include "client/status.h"
 
 namespace ftb {
-
-// CurveZMQ for a tcp:// agent that requires it (docs/SECURITY.md): the agent's
-// public key and this client's key pair, Z85, as in ClientOptions' curve_*
-// fields. Empty server_key: no Curve. Ignored for ipc:// and unix://.
-struct CurveClientKeys {
-  std::string server_key;
-  std::string public_key;
-  std::string secret_key;
-
-  bool enabled() const { return !server_key.empty(); }
-};
 
 class AgentLink {
  public:

@@ -59,7 +59,7 @@ BOOST_FIXTURE_TEST_CASE(an_authorized_key_gets_through_and_another_is_refused, K
   BOOST_REQUIRE(*started);
   const CurveEndpoint& curve = **started;
   BOOST_TEST(curve.keys().public_key == cluster.public_key);
-  BOOST_TEST(curve.keys().server_public == cluster.public_key);  // no --curve-server-key: its own
+  BOOST_TEST(curve.keys().server_key == cluster.public_key);  // no --curve-server-key: its own
   BOOST_TEST(curve.uidOf(client.public_key).value_or(0) == 4321u);
   BOOST_TEST(!curve.uidOf(cluster.public_key).has_value());
 
