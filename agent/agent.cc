@@ -278,6 +278,7 @@ void Agent::run() {
     notifier_.feedWatchdog(now);  // only a loop that really turns keeps systemd's watchdog quiet
   }
   notifier_.stopping("shutting down");
+  if (tree_) tree_->flush(clock_.steadyNow());  // event batches built this turn
   drainOnShutdown();
   // Children and parent repair at once instead of waiting for a timeout.
   if (tree_) tree_->leave("the agent is shutting down");
