@@ -15,7 +15,7 @@
 #include "client/clock.h"
 #include "client/origin.h"
 #include "client/wire/codec.h"
-#include "tests/support/recording_frame_sink.h"
+#include "tests/support/agent_core.h"
 
 using namespace ftb::agent;
 using namespace std::chrono_literals;
@@ -23,19 +23,13 @@ namespace proto = ftb::proto;
 
 namespace {
 
-NamespacePolicy allowAll() {
-  auto p = NamespacePolicy::parse("publish * *\nsubscribe * *\n", "test");
-  BOOST_REQUIRE(p.ok());
-  return std::move(p).value();
-}
-
 Sender thisProcess() {
   Sender s;
   s.local = PeerCredentials{.uid = ::getuid(), .gid = ::getgid(), .pid = static_cast<uint32_t>(::getpid())};
   return s;
 }
 
-struct Fixture {
+struct Fixture : ftb::testing::AgentCore {
   Fixture() {
     config.name = "node7";
     config.client_timeout_ms = 1000;
@@ -83,21 +77,6 @@ struct Fixture {
     return n;
   }
 
-  // First: it outlives every registration (the sessions' pidfds).
-  std::unique_ptr<Poller> poller = Poller::create().value();
-  AgentConfig config;
-  ftb::ManualClock clock;
-  SessionTable sessions{clock};
-  SubscriptionIndex index;
-  EventHistory history{100, 1 << 20, std::chrono::seconds(60)};
-  NamespacePolicy policy = allowAll();
-  Admission admission{policy};
-  AgentMetrics metrics{16};
-  proto::Counters counters;
-  RateLimitedLog log;
-  ftb::testing::RecordingFrameSink sink;
-  Router router{{sessions, index, history, admission, metrics, counters, log, sink, clock}};
-  Replies replies{sessions, sink, config, log};
   std::unique_ptr<TreeBridge> no_tree;
   std::unique_ptr<LocalStreamServer> no_stream;
   EventIntake intake{{config, sessions, router, no_tree, policy, metrics, counters, log, replies, sink, clock},
@@ -183,7 +162,7 @@ BOOST_FIXTURE_TEST_CASE(only_a_lost_client_gets_its_will_and_a_notice, Fixture) 
   BOOST_TEST(agentEvents("FTB_CLIENT_LOST") == 0u);
 
   clients.onHello("c2", hello(2, "silent", true), thisProcess());
-  clock.advance(std::chrono::milliseconds(config.client_timeout_ms) + 1ms);
+  manual_clock.advance(std::chrono::milliseconds(config.client_timeout_ms) + 1ms);
   clients.housekeep();
   BOOST_TEST(clients.active("c2") == nullptr);
   BOOST_TEST(agentEvents("FTB_CLIENT_LOST") == 1u);

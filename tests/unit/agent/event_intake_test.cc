@@ -1,6 +1,7 @@
-// EventIntake without sockets or real time: a Router over a recording sink, a
-// ManualClock. What a client's publish must be to be accepted, what the agent
-// stamps on it, when publishers are acknowledged, and the agent's own events.
+// EventIntake without sockets or real time (AgentCore: a Router over a
+// recording sink, a ManualClock). What a client's publish must be to be
+// accepted, what the agent stamps on it, when publishers are acknowledged,
+// and the agent's own events.
 #define BOOST_TEST_MODULE event_intake
 #include <boost/test/unit_test.hpp>
 
@@ -13,7 +14,7 @@
 #include "client/clock.h"
 #include "client/event.h"
 #include "client/wire/codec.h"
-#include "tests/support/recording_frame_sink.h"
+#include "tests/support/agent_core.h"
 
 using namespace ftb::agent;
 using namespace std::chrono_literals;
@@ -21,13 +22,7 @@ namespace proto = ftb::proto;
 
 namespace {
 
-NamespacePolicy allowAll() {
-  auto p = NamespacePolicy::parse("publish * *\nsubscribe * *\n", "test");
-  BOOST_REQUIRE(p.ok());
-  return std::move(p).value();
-}
-
-struct Fixture {
+struct Fixture : ftb::testing::AgentCore {
   Fixture() {
     config.name = "node7";
     publisher = &open("pub", 100);
@@ -80,19 +75,6 @@ struct Fixture {
     return out;
   }
 
-  AgentConfig config;
-  ftb::ManualClock clock;
-  SessionTable sessions{clock};
-  SubscriptionIndex index;
-  EventHistory history{100, 1 << 20, std::chrono::seconds(60)};
-  NamespacePolicy policy = allowAll();
-  Admission admission{policy};
-  AgentMetrics metrics{16};
-  proto::Counters counters;
-  RateLimitedLog log;
-  ftb::testing::RecordingFrameSink sink;
-  Router router{{sessions, index, history, admission, metrics, counters, log, sink, clock}};
-  Replies replies{sessions, sink, config, log};
   std::unique_ptr<TreeBridge> no_tree;
   EventIntake intake{{config, sessions, router, no_tree, policy, metrics, counters, log, replies, sink, clock},
                      /*incarnation=*/77};
@@ -113,7 +95,7 @@ BOOST_FIXTURE_TEST_CASE(a_declared_event_is_stamped_routed_and_acknowledged, Fix
   BOOST_TEST(delivered.sender().agent() == "node7");  // who the kernel says sent it
   BOOST_TEST(counters.events_in() == 1u);
 
-  clock.advance(kAckDelay);
+  manual_clock.advance(kAckDelay);
   intake.sendAcks();
   const auto acks = framesTo("pub");
   BOOST_REQUIRE(acks.size() == 1u);
