@@ -61,6 +61,24 @@ void seenTo(const tree::SeenVector& in, Repeated* out) {
   }
 }
 
+tree::Residents residentsFrom(const proto::TreeResidents& in) {
+  tree::Residents out{.clients = in.clients()};
+  for (const auto& job : in.jobs()) {
+    auto& ranks = out.ranks_by_job[job.job()];
+    ranks.insert(ranks.end(), job.ranks().begin(), job.ranks().end());
+  }
+  return out;
+}
+
+void residentsTo(const tree::Residents& in, proto::TreeResidents* out) {
+  out->set_clients(in.clients);
+  for (const auto& [job, ranks] : in.ranks_by_job) {
+    auto* j = out->add_jobs();
+    j->set_job(job);
+    j->mutable_ranks()->Add(ranks.begin(), ranks.end());
+  }
+}
+
 }  // namespace
 
 void toProto(const tree::NodeRef& node, proto::TreeNodeRef* out) {
@@ -108,6 +126,7 @@ void toProto(const tree::TreeMessage& message, proto::TreeMessage* out) {
           m->set_sent_at(body.sent_at);
           m->set_echo_sent_at(body.echo_sent_at);
           m->set_echo_age(body.echo_age);
+          residentsTo(body.residents, m->mutable_residents());
         } else if constexpr (std::is_same_v<T, tree::InterestUpdate>) {
           auto* m = out->mutable_interest_update();
           interestTo(body.interest, m->mutable_interest());
@@ -175,9 +194,9 @@ Result<tree::TreeMessage> fromProto(const proto::TreeMessage& m) {
     }
     case B::kHeartbeat: {
       const auto& h = m.heartbeat();
-      out.body = tree::Heartbeat{h.from_parent(),  nodesFrom(h.path()),     nodesFrom(h.children()),
-                                 h.subtree_size(), h.sent_at(),             h.echo_sent_at(),
-                                 h.echo_age()};
+      out.body = tree::Heartbeat{h.from_parent(),  nodesFrom(h.path()),         nodesFrom(h.children()),
+                                 h.subtree_size(), h.sent_at(),                 h.echo_sent_at(),
+                                 h.echo_age(),     residentsFrom(h.residents())};
       break;
     }
     case B::kInterestUpdate: {

@@ -56,6 +56,7 @@ struct Heartbeat {
   int64_t sent_at = 0;            // sender's clock, ns
   int64_t echo_sent_at = 0;       // the recipient's last heartbeat's sent_at...
   int64_t echo_age = 0;           // ...and how long ago the sender received it
+  Residents residents;            // the sender's clients, jobs and ranks
 };
 
 struct InterestUpdate {

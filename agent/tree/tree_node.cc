@@ -379,12 +379,12 @@ void TreeNode::attachTo(const NodeRef& parent, const JoinReply& reply, Nanos now
 // ---- failures ----
 
 void TreeNode::orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard,
-                        Nanos now) {
+                        std::optional<TopologyChange::PeerLoss> loss, Nanos now) {
   // Repair time counts from the last sign of life, so it includes detection.
   if (!orphaned_at_) orphaned_at_ = last_heard;
   lost_parent_ = lost;
   dead_[lost.address] = {lost, now + 4 * config_.link_timeout};
-  host_.topologyChanged({TopologyChange::Kind::kParentLost, lost, Nanos(0), why});
+  host_.topologyChanged({TopologyChange::Kind::kParentLost, lost, Nanos(0), why, std::move(loss)});
 
   // Ancestors first, nearest first: they cannot be in our subtree. Then older
   // siblings (the root's children elect the oldest among them), then seeds.
@@ -409,22 +409,41 @@ void TreeNode::orphaned(const NodeRef& lost, const std::string& why, Nanos last_
   if (state_ == State::kJoining) probeCandidates(now);
 }
 
-void TreeNode::dropLink(const std::string& address, const std::string& why, Nanos now) {
+void TreeNode::dropLink(const std::string& address, const std::string& why, Nanos now,
+                        const char* presumed_dead_by) {
   auto it = links_.find(address);
   if (it == links_.end()) return;
   const NodeRef node = it->second.node;
   const bool was_parent = it->second.is_parent;
   const Nanos last_heard = it->second.last_heard;
+  std::optional<TopologyChange::PeerLoss> loss;
+  if (presumed_dead_by != nullptr) {
+    loss = TopologyChange::PeerLoss{.by = presumed_dead_by,
+                                    .silent_for = now - last_heard,
+                                    .residents = std::move(it->second.residents),
+                                    .announce = !was_parent || oldestChildOfLostRoot(node)};
+  }
   links_.erase(it);
   transport_.forget(address);
   lost_peers_[address] = now + kLostPeerMemory;
   if (was_parent) {
     parent_address_.clear();
-    orphaned(node, why, last_heard, now);
+    orphaned(node, why, last_heard, std::move(loss), now);
   } else {
-    host_.topologyChanged({TopologyChange::Kind::kChildLost, node, Nanos(0), why});
+    host_.topologyChanged({TopologyChange::Kind::kChildLost, node, Nanos(0), why, std::move(loss)});
   }
   propagateInterest("", {}, Nanos(0), now);  // their side's interest is gone
+}
+
+// A lost root has no parent to announce it: its oldest child does, the one the
+// others elect as the new root. Judged on the siblings of the root's last
+// heartbeat; a child that attached after it may announce too, which the
+// event's correlation id (the same from every announcer) makes harmless.
+bool TreeNode::oldestChildOfLostRoot(const NodeRef& lost) const {
+  if (path_.size() != 2 || !path_.front().sameNode(lost)) return false;
+  return std::none_of(siblings_.begin(), siblings_.end(), [&](const NodeRef& s) {
+    return !s.sameNode(self_) && !s.sameNode(lost) && keyOf(s) < keyOf(self_);
+  });
 }
 
 void TreeNode::onLeave(const NodeRef& from, const Leave& leave, Nanos now) {
@@ -442,6 +461,7 @@ void TreeNode::leave(const std::string& reason) {
 void TreeNode::sendHeartbeats(Nanos now) {
   const std::vector<NodeRef> kids = children();
   const uint32_t size = subtreeSize();
+  const Residents residents = host_.localResidents();
   for (auto& [address, link] : links_) {
     Heartbeat hb{.from_parent = !link.is_parent,
                  .path = path_,
@@ -449,7 +469,8 @@ void TreeNode::sendHeartbeats(Nanos now) {
                  .subtree_size = size,
                  .sent_at = now.count(),
                  .echo_sent_at = link.their_sent_at,
-                 .echo_age = (now - link.their_received_at).count()};
+                 .echo_age = (now - link.their_received_at).count(),
+                 .residents = residents};
     send(address, std::move(hb));
   }
 }
@@ -458,6 +479,7 @@ void TreeNode::onHeartbeat(Link& link, const Heartbeat& hb, Nanos now) {
   if (hb.echo_sent_at > 0) link.rtt = now - Nanos(hb.echo_sent_at) - Nanos(hb.echo_age);
   link.their_sent_at = hb.sent_at;
   link.their_received_at = now;
+  link.residents = hb.residents;
   if (hb.from_parent != link.is_parent) {
     // Each side takes the other for its parent (or child): a join crossed
     // another. Drop the link on both sides; repair and probing rebuild.
@@ -511,7 +533,7 @@ Nanos TreeNode::reorderHold() const {
 
 void TreeNode::onPeerDisconnected(const std::string& address, Nanos now) {
   if (links_.count(address) == 0) return;
-  dropLink(address, "its connection closed", now);
+  dropLink(address, "its connection closed", now, "connection-closed");
 }
 
 // ---- timers ----
@@ -534,7 +556,7 @@ void TreeNode::tick(Nanos now, bool input_backlog) {
                                        " ms)");
     }
   }
-  for (const auto& [address, why] : silent) dropLink(address, why, now);
+  for (const auto& [address, why] : silent) dropLink(address, why, now, "silence");
 
   if (state_ == State::kJoining) {
     if (pending_ && now >= pending_->deadline) {

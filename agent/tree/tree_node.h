@@ -47,10 +47,22 @@ struct TopologyChange {
     kMerged,         // this tree's root joined an older tree
     kCycleBroken,    // a cycle formed by concurrent repairs was detected and cut
   };
+  // A kParentLost / kChildLost whose peer is presumed dead: its link went
+  // silent or its connection closed (not a Leave, a restart or a conflict).
+  struct PeerLoss {
+    std::string by;          // "silence" or "connection-closed"
+    Nanos silent_for{0};     // from its last message to the verdict
+    Residents residents;     // who lived there, as its last heartbeat said
+    // This agent is the one that announces the lost agent's node: its parent,
+    // or for a lost root its oldest child (the one that takes over). Every
+    // other neighbour only reports its link.
+    bool announce = false;
+  };
   Kind kind;
   NodeRef subject;  // the parent, child or new parent concerned
   Nanos repair_time{0};
   std::string detail;
+  std::optional<PeerLoss> loss;
 };
 
 class TreeHost {
@@ -59,6 +71,8 @@ class TreeHost {
   // An event that arrived from another agent, once: match it to local subscribers.
   virtual void deliverLocal(const TreeEvent& event) = 0;
   virtual void topologyChanged(const TopologyChange& change) = 0;
+  // Who lives on this agent now; read once per round of heartbeats.
+  virtual Residents localResidents() const { return {}; }
   // `count` events of `event_space` from another agent will never arrive (a
   // gap that no replay filled in time, or events the agents that saw them no
   // longer retain: "gone", even the end of a stream): local subscribers must be told.
@@ -159,6 +173,7 @@ class TreeNode {
     int64_t their_sent_at = 0;  // from their last heartbeat, echoed back
     Nanos their_received_at{0};
     uint32_t subtree_size = 1;
+    Residents residents;        // from their last heartbeat
     InterestMatcher interest;   // what their side wants
     Interest sent_interest;     // what we last told them our side wants
     std::vector<TreeEvent> batch;
@@ -198,8 +213,13 @@ class TreeNode {
   bool silentCandidate(const std::string& address, Nanos now) const;
   Nanos joinTimeout() const;
   void becomeRoot(Nanos now);
-  void orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard, Nanos now);
-  void dropLink(const std::string& address, const std::string& why, Nanos now);
+  void orphaned(const NodeRef& lost, const std::string& why, Nanos last_heard,
+                std::optional<TopologyChange::PeerLoss> loss, Nanos now);
+  // `presumed_dead_by`: "silence" or "connection-closed" when the peer is
+  // presumed dead, null when the link ended otherwise (a Leave, a restart).
+  void dropLink(const std::string& address, const std::string& why, Nanos now,
+                const char* presumed_dead_by = nullptr);
+  bool oldestChildOfLostRoot(const NodeRef& lost) const;
   void sendHeartbeats(Nanos now);
   void heard(Link& link, Nanos now);
   Nanos silenceAllowed(const Link& link, bool input_backlog) const;

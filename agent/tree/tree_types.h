@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,15 @@ struct NodeRef {
     return address == other.address && incarnation == other.incarnation;
   }
   bool empty() const { return address.empty(); }
+};
+
+// Who lives on an agent: its clients and, per job, the ranks among them (the
+// clients that said their rank at Hello). Every heartbeat carries the
+// sender's, so when an agent is lost its neighbour can say what went with it.
+struct Residents {
+  uint32_t clients = 0;
+  std::map<std::string, std::vector<int32_t>> ranks_by_job;  // job id -> ranks, ascending (empty: none said)
+  bool operator==(const Residents&) const = default;
 };
 
 // Trees are ordered by their root: when two trees meet, the one whose root has

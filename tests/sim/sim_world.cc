@@ -85,6 +85,15 @@ void World::killClosingConnections(std::size_t index) {
   }
 }
 
+void World::stopGracefully(std::size_t index) {
+  Node& n = *nodes_[index];
+  if (n.tree) {
+    n.tree->leave("stopping");
+    n.tree->flush();
+  }
+  kill(index);
+}
+
 void World::setIsland(std::size_t index, int island) { nodes_[index]->island = island; }
 
 void World::stall(std::size_t index, Nanos until) { nodes_[index]->stalled_until = until; }
@@ -173,6 +182,7 @@ void World::Node::deliverLocal(const tree::TreeEvent& event) {
 void World::Node::topologyChanged(const tree::TopologyChange& change) {
   trace->topology(address, change);
   if (change.repair_time > Nanos(0)) repair_times.push_back(change.repair_time);
+  if (change.loss) losses.push_back(change);
 }
 
 std::vector<Nanos> World::repairTimes() const {

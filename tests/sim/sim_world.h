@@ -33,6 +33,8 @@ class World {
   // connections, so every live node linked to it hears of it at once
   // (TreeNode::onPeerDisconnected) instead of by silence.
   void killClosingConnections(std::size_t index);
+  // Stops node `index` as a stopping agent does: it tells its neighbours (Leave), then ends.
+  void stopGracefully(std::size_t index);
   void restart(std::size_t index);  // a new incarnation at the same address
   // Nodes in different islands cannot reach each other; all in island 0 heals.
   void setIsland(std::size_t index, int island);
@@ -115,10 +117,13 @@ struct World::Node : tree::TreeHost {
   // publisher -> sequences delivered here, in arrival order
   std::unordered_map<std::string, std::vector<uint64_t>> delivered;
   std::vector<Nanos> repair_times;
+  tree::Residents residents;                        // what its heartbeats say lives here
+  std::vector<tree::TopologyChange> losses;         // its topology changes with a presumed-dead peer
   const Trace* trace = nullptr;
 
   void deliverLocal(const tree::TreeEvent& event) override;
   void topologyChanged(const tree::TopologyChange& change) override;
+  tree::Residents localResidents() const override { return residents; }
   bool wants(const std::string& event_space) const;
 };
 

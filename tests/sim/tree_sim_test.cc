@@ -11,6 +11,7 @@
 #include <iostream>
 #include <random>
 
+#include "tests/sim/sim_test_support.h"
 #include "tests/sim/sim_world.h"
 
 namespace ftb::sim {
@@ -18,29 +19,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-uint64_t seedFromEnvironment(uint64_t fallback) {
-  const char* s = std::getenv("FTB_SIM_SEED");
-  return s != nullptr ? std::strtoull(s, nullptr, 10) : fallback;
-}
-
 std::size_t agentsFromEnvironment(std::size_t fallback) {
   const char* s = std::getenv("FTB_SIM_AGENTS");
   return s != nullptr ? std::strtoull(s, nullptr, 10) : fallback;
-}
-
-tree::TreeConfig simConfig(std::vector<std::string> seeds) {
-  tree::TreeConfig c;
-  c.fan_out = 8;
-  c.seeds = std::move(seeds);
-  c.retention_events = 20000;
-  c.retention_age = 60s;
-  return c;
-}
-
-// Fails with the seed in the message, so the run can be replayed.
-void expectClean(const std::string& violation, uint64_t seed, const char* when) {
-  BOOST_TEST(violation.empty(), when << ": " << violation << " (seed " << seed
-                                     << "; replay with FTB_SIM_SEED=" << seed << ")");
 }
 
 void printRepairs(const World& world, const char* label) {
@@ -55,16 +36,6 @@ void printRepairs(const World& world, const char* label) {
             << ms(times.back()) << " ms\n";
 }
 
-// Nodes that have children: killing one orphans a subtree.
-std::vector<std::size_t> interiorNodes(World& world) {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < world.size(); ++i) {
-    auto& n = world.node(i);
-    if (n.alive && n.tree && !n.tree->children().empty()) out.push_back(i);
-  }
-  return out;
-}
-
 // FTB_SIM_DEBUG: the agents that are roots or still joining, with their size.
 void printUnattached(World& world) {
   if (!debugRequested()) return;
@@ -75,14 +46,6 @@ void printUnattached(World& world) {
               << static_cast<int>(n.tree->state()) << " children " << n.tree->children().size()
               << " subtree " << n.tree->subtreeSize() << "\n";
   }
-}
-
-std::size_t rootNode(World& world) {
-  for (std::size_t i = 0; i < world.size(); ++i) {
-    auto& n = world.node(i);
-    if (n.alive && n.tree && n.tree->state() == tree::TreeNode::State::kRoot) return i;
-  }
-  return world.size();
 }
 
 BOOST_AUTO_TEST_CASE(ten_thousand_agents_survive_kills_of_interior_agents_and_the_root) {
@@ -210,21 +173,6 @@ BOOST_AUTO_TEST_CASE(the_oldest_child_of_a_dead_root_takes_over_within_a_second)
   BOOST_TEST_REQUIRE(!times.empty());
   BOOST_TEST(times.back() < 1s, "slowest repair took " << times.back().count() << " ns");
   printRepairs(world, "root death");
-}
-
-// 30 agents started 1 ms apart, one subscriber, run until `settled`: one
-// tree. Returns an interior agent below the root.
-std::size_t treeOf30WithInteriorVictim(World& world, Nanos settled, uint64_t seed) {
-  for (std::size_t i = 0; i < 30; ++i) world.addNode(i, Nanos(i * 1'000'000));
-  world.subscribe(29, "");
-  world.runUntil(settled);
-  expectClean(world.checkSingleTree(), seed, "before");
-  std::size_t victim = world.size();
-  for (std::size_t i : interiorNodes(world)) {
-    if (world.node(i).tree->parent()) victim = i;  // interior, not the root
-  }
-  BOOST_TEST_REQUIRE(victim < world.size(), "no interior agent below the root (seed " << seed << ")");
-  return victim;
 }
 
 BOOST_AUTO_TEST_CASE(a_process_death_is_repaired_well_within_a_link_timeout) {
