@@ -62,6 +62,8 @@ void writeInfo(JsonWriter& j, const proto::TreeInfo& info) {
     j.key("rtt_us").value(l.rtt_us());
     j.key("silent_for_ms").value(l.silent_for_ms());
     j.key("subtree_size").value(l.subtree_size());
+    j.key("clients").value(l.clients());
+    j.key("job_ranks").value(l.job_ranks());
     j.endObject();
   }
   j.endArray();

@@ -64,6 +64,7 @@ struct ClientOptions {
   std::string event_space;     // required, e.g. "FTB.MPI.OPENMPI"
   std::string client_name;     // required
   std::string job_id;          // optional
+  std::optional<int> rank;     // optional: the client's rank in job_id (an MPI rank), >= 0
   std::string agent_endpoint;  // "" = defaultAgentEndpoint(); ipc://..., unix://... or tcp://host:port
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{5000};  // subscribe/declare/unsubscribe acks

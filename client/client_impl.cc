@@ -56,6 +56,9 @@ Status ClientImpl::start() {
   if (!space.ok()) return space.status();
   if (Status s = checkClientName(options_.client_name); !s.ok()) return s;
   if (Status s = checkJobId(options_.job_id); !s.ok()) return s;
+  if (options_.rank) {
+    if (Status s = checkRankedJob(*options_.rank, options_.job_id); !s.ok()) return s;
+  }
   if (!options_.curve_server_key.empty() &&
       (options_.curve_server_key.size() != 40 || options_.curve_public_key.size() != 40 ||
        options_.curve_secret_key.size() != 40)) {

@@ -166,6 +166,7 @@ bool ClientImpl::sayHello() {
     hello->set_client_name(options_.client_name);
     hello->set_event_space(event_space_);
     hello->set_job_id(options_.job_id);
+    if (options_.rank) hello->set_rank(*options_.rank);
     *hello->mutable_origin() = localOrigin();
     hello->set_client_instance(client_instance_);
     for (const auto& [name, severity] : declared_) {

@@ -25,6 +25,15 @@ Status checkJobId(std::string_view job_id) {
   return {};
 }
 
+Status checkRankedJob(int rank, std::string_view job_id) {
+  if (rank < 0) return invalidArgument("rank " + std::to_string(rank) + " is negative");
+  if (job_id.empty()) return invalidArgument("a rank needs a job_id");
+  if (job_id.find_first_of(",;:") != std::string_view::npos) {
+    return invalidArgument("job_id '" + cutForMessage(job_id) + "' of a ranked client holds one of \",;:\"");
+  }
+  return {};
+}
+
 Status TagCheck::add(std::string_view key, std::string_view value) {
   if (key.empty()) return invalidArgument("a tag has an empty key");
   if (key.size() > kMaxTagKeyLength) return invalidArgument(tooLong("tag key", key, kMaxTagKeyLength));

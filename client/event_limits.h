@@ -22,6 +22,9 @@ inline constexpr std::size_t kMaxEventExtraBytes = 32 * 1024;
 // OK, or kInvalidArgument naming the field, its length and the limit.
 Status checkClientName(std::string_view client_name);
 Status checkJobId(std::string_view job_id);
+// A client that says its rank: the rank is not negative, and its job id is
+// given and holds none of ",;:" (FTB_NODE_LOST lists ranks as job:r,r;job:...).
+Status checkRankedJob(int rank, std::string_view job_id);
 
 // An event's tags, checked one by one as they are read (an SDK map or a
 // protobuf map alike): each key 1 to kMaxTagKeyLength bytes, all keys and

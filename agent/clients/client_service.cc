@@ -32,6 +32,10 @@ void ClientService::onHello(const std::string& routing_id, const proto::Envelope
     if (!s.ok())
       return p_.replies.error(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
   }
+  if (hello.has_rank()) {
+    if (Status s = checkRankedJob(hello.rank(), hello.job_id()); !s.ok())
+      return p_.replies.error(routing_id, proto::Error::INVALID_ARGUMENT, s.message(), envelope.request_id());
+  }
   EventId id{.host = hello.origin().host(),
              .pid = hello.origin().pid(),
              .process_start_ns = hello.origin().process_start_ns(),
@@ -71,6 +75,7 @@ void ClientService::onHello(const std::string& routing_id, const proto::Envelope
   session->client_name = hello.client_name();
   session->event_space = *space;
   session->job_id = hello.job_id();
+  if (hello.has_rank()) session->rank = hello.rank();
   session->origin = hello.origin();
   session->client_instance = hello.client_instance();
   session->publisher_key = publisher_key;

@@ -32,6 +32,7 @@ struct ClientSession {
   std::string client_name;
   std::string event_space;
   std::string job_id;
+  std::optional<int32_t> rank;  // in job_id, as its Hello said
   proto::Origin origin;
   uint32_t client_instance = 0;
   std::string publisher_key;  // EventId::publisherKey() of this client's events

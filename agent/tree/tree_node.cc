@@ -76,7 +76,7 @@ std::vector<TreeNode::LinkView> TreeNode::links(Nanos now) const {
   std::vector<LinkView> out;
   for (const auto& [address, link] : links_) {
     out.push_back({link.node, link.is_parent, link.rtt, now - link.last_heard, link.subtree_size,
-                   silenceAllowed(link, false)});
+                   silenceAllowed(link, false), link.residents});
   }
   return out;
 }

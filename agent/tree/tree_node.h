@@ -139,6 +139,7 @@ class TreeNode {
     Nanos silent_for{0};
     uint32_t subtree_size = 1;
     Nanos timeout{0};  // the silence this link is allowed now (adaptive, no backlog)
+    Residents residents;  // the peer's, from its last heartbeat
   };
   struct Stats {
     uint64_t repairs = 0;

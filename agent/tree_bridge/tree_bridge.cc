@@ -8,6 +8,7 @@
 
 #include "agent/config/config_check.h"
 #include "agent/transport/tree_wire.h"
+#include "agent/tree_bridge/node_lost_event.h"
 #include "client/wire/codec.h"
 
 namespace ftb::agent {
@@ -251,6 +252,20 @@ void TreeBridge::eventsLost(const std::string& event_space, uint64_t count, tree
                      {"cause", not_filled ? "not-filled" : "not-retained"}});
 }
 
+tree::Residents TreeBridge::localResidents() const {
+  tree::Residents out{.clients = static_cast<uint32_t>(p_.sessions.size())};
+  for (const auto& [routing_id, session] : p_.sessions) {
+    if (session->job_id.empty()) continue;
+    auto& ranks = out.ranks_by_job[session->job_id];
+    if (session->rank) ranks.push_back(*session->rank);
+  }
+  for (auto& [job, ranks] : out.ranks_by_job) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  }
+  return out;
+}
+
 void TreeBridge::publishTopologyChanges() {
   std::vector<tree::TopologyChange> changes;
   changes.swap(topology_changes_);
@@ -279,6 +294,11 @@ void TreeBridge::publishTopologyChanges() {
     spdlog::log(severity == proto::WARNING ? spdlog::level::warn : spdlog::level::info,
                 "tree: {} {}", name, payload);
     publish_(name, severity, std::move(payload), {});
+    if (c.loss && c.loss->announce) {
+      AgentEventText lost = nodeLostEvent(c, p_.config.name);
+      spdlog::error("tree: {} {}", lost.name, lost.payload);
+      publish_(lost.name, lost.severity, std::move(lost.payload), lost.tags);
+    }
   }
 }
 
@@ -298,6 +318,8 @@ void TreeBridge::fillInfo(proto::TreeInfo* info) const {
     link->set_rtt_us(l.rtt.count() < 0 ? -1 : l.rtt.count() / 1000);
     link->set_silent_for_ms(l.silent_for.count() / 1000000);
     link->set_subtree_size(l.subtree_size);
+    link->set_clients(l.residents.clients);
+    link->set_job_ranks(jobRanksText(l.residents));
   }
   const auto stats = node_->stats();
   info->set_repairs(stats.repairs);

@@ -95,6 +95,7 @@ class TreeBridge final : private tree::TreeHost {
   void deliverLocal(const tree::TreeEvent& event) override;
   void topologyChanged(const tree::TopologyChange& change) override;
   void eventsLost(const std::string& event_space, uint64_t count, tree::LossCause cause) override;
+  tree::Residents localResidents() const override;
   void publishTopologyChanges();
   void warnIfStalled(std::chrono::steady_clock::time_point now, bool input_backlog);
 

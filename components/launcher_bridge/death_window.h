@@ -13,7 +13,7 @@
 //  - a whole node died: its agent died with it and reports nothing, the other
 //    nodes report the teardown. The silent node is the suspect, but silence
 //    within a window is no proof: ftb-run leaves that case to mpirun's exit and
-//    the agents' FTB_AGENT_CHILD_LOST / FTB_AGENT_PARENT_LOST, as without wills.
+//    the tree's FTB_NODE_LOST, as without wills.
 // The window closes as soon as every job node has reported, else after
 // `settle`. (The launcher ends the run at the first death, so the teardown's
 // deaths follow within mpirun's teardown time, 0.1-0.5 s here.)

@@ -21,9 +21,10 @@ event_space=FTB.MPI.*, event_name=FTB_MPI_PROCS_DEAD -> restart
 # its death recovers as above (or through the run-through with --run-through).
 event_space=FTB.MPI.*, event_name=FTB_MPI_RANK_HUNG -> replace
 # A node's agent vanished from the tree with the node (agents are named after their node):
-# its parent reports a lost child, its children a lost parent (the tree's root is
-# whichever agent is oldest, so the agent ftb-run uses may be the lost one's child).
-event_space=FTB.AGENT, event_name=FTB_AGENT_CHILD_LOST|FTB_AGENT_PARENT_LOST -> relaunch
+# one neighbour announces it, with the ranks that lived there and a correlation
+# id that the relaunch carries (the per-link FTB_AGENT_CHILD_LOST / _PARENT_LOST
+# stay for whoever wants them).
+event_space=FTB.AGENT, event_name=FTB_NODE_LOST -> relaunch
 )";
 
 std::string_view actionName(Action action) {

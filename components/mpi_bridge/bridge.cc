@@ -110,6 +110,7 @@ Bridge::Bridge(const Config& config, int rank, std::string node, BridgeListeners
   ClientOptions options{.event_space = std::string(kRuntimeSpace),
                         .client_name = "ftbckpt-r" + std::to_string(rank),
                         .job_id = config.job_id,
+                        .rank = rank,  // the agent's tree neighbours then know which ranks live here
                         .connect_timeout = std::chrono::milliseconds(config.agent_timeout_ms)};
   // A rank that dies without finalize() is announced by its agent at once,
   // whatever MPI runs underneath (docs/RECOVERY_EVENTS.md, "Last will").

@@ -116,6 +116,35 @@ BOOST_FIXTURE_TEST_CASE(a_hello_with_a_bad_namespace_opens_nothing_and_says_why,
   BOOST_TEST(framesTo("c1")[0].error().code() == proto::Error::INVALID_ARGUMENT);
 }
 
+BOOST_FIXTURE_TEST_CASE(a_rank_is_kept_with_its_job_and_a_rank_without_a_usable_job_is_refused, Fixture) {
+  proto::Envelope ranked = hello(1, "rank5");
+  ranked.mutable_hello()->set_job_id("J1");
+  ranked.mutable_hello()->set_rank(5);
+  clients.onHello("c1", ranked, thisProcess());
+  ClientSession* s = clients.active("c1");
+  BOOST_REQUIRE(s != nullptr);
+  BOOST_TEST(s->rank.value_or(-1) == 5);
+
+  struct Bad {
+    std::string job;
+    int rank;
+    std::string said;
+  };
+  uint32_t instance = 2;
+  for (const Bad& bad : {Bad{"", 0, "needs a job_id"}, Bad{"J1", -1, "negative"}, Bad{"J;1", 0, ",;:"}}) {
+    const std::string id = "c" + std::to_string(instance);
+    proto::Envelope e = hello(instance++, "bad");
+    e.mutable_hello()->set_job_id(bad.job);
+    e.mutable_hello()->set_rank(bad.rank);
+    clients.onHello(id, e, thisProcess());
+    BOOST_TEST(clients.active(id) == nullptr);
+    BOOST_REQUIRE(framesTo(id).size() == 1u);
+    const proto::Error error = framesTo(id)[0].error();
+    BOOST_TEST(error.code() == proto::Error::INVALID_ARGUMENT);
+    BOOST_TEST(error.message().find(bad.said) != std::string::npos, error.message());
+  }
+}
+
 BOOST_FIXTURE_TEST_CASE(a_reconnecting_client_replaces_its_old_session_without_a_will, Fixture) {
   clients.onHello("c1", hello(1, "app", /*with_will=*/true), thisProcess());
   BOOST_REQUIRE(clients.active("c1") != nullptr);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,8 +43,9 @@ struct Side : testing::AgentCore {
     endpoints = {socket.lastEndpoint()};
     auto started = TreeBridge::start(
         {config, sessions, router, history, metrics, counters, log, clock},
-        [this](const std::string& event_name, proto::Severity, std::string, const TreeBridge::Tags&) {
+        [this](const std::string& event_name, proto::Severity, std::string, const TreeBridge::Tags& tags) {
           published.push_back(event_name);
+          published_tags.push_back(tags);
         },
         {context, *poller, endpoints, nullptr, ++incarnations});
     BOOST_REQUIRE(started.ok());
@@ -51,11 +53,19 @@ struct Side : testing::AgentCore {
     bridge = std::move(started).value();
   }
 
-  // A local subscriber of `filter` under routing id `id`.
-  void subscribe(const std::string& id, const std::string& filter_text) {
+  // A local subscriber of `filter` under routing id `id`; with `job` and
+  // `rank`, a rank of that job.
+  void subscribe(const std::string& id, const std::string& filter_text, const std::string& job = "",
+                 std::optional<int32_t> rank = std::nullopt) {
     auto s = std::make_unique<ClientSession>(1000);
     s->routing_id = id;
-    s->publisher_key = EventId{.host = config.name, .pid = 77, .process_start_ns = 1}.publisherKey();
+    s->job_id = job;
+    s->rank = rank;
+    s->publisher_key = EventId{.host = config.name,
+                               .pid = 77,
+                               .process_start_ns = 1,
+                               .client_instance = static_cast<uint32_t>(sessions.size())}
+                           .publisherKey();
     Sender sender;
     sender.local = PeerCredentials{.uid = 0, .gid = 0, .pid = 77};
     s->principal = admission.principalOf(sender);
@@ -94,7 +104,8 @@ struct Side : testing::AgentCore {
   static inline uint64_t incarnations = 0;
   ZmqSocket socket;  // the agent's ROUTER: tree messages arrive here
   std::vector<std::string> endpoints;
-  std::vector<std::string> published;  // FTB.AGENT events the bridge asked for
+  std::vector<std::string> published;            // FTB.AGENT events the bridge asked for
+  std::vector<TreeBridge::Tags> published_tags;  // and their tags
   std::unique_ptr<TreeBridge> bridge;
 };
 
@@ -160,6 +171,45 @@ BOOST_AUTO_TEST_CASE(an_event_published_at_one_agent_reaches_a_subscriber_of_ano
     a.bridge->fillInfo(&info);
     return info.links_size() == 1 && info.links(0).node().name() == "b" && !info.links(0).is_parent();
   }));
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_agent_is_announced_with_the_ranks_that_lived_there) {
+  ZmqContext context;
+  Side a(context, "a", {});
+  auto b = std::make_unique<Side>(context, "b", a.endpoints);
+  b->subscribe("rank3", "event_space=FTB.TEST", "J7", 3);
+  b->subscribe("rank1", "event_space=FTB.TEST", "J7", 1);
+  b->subscribe("tool", "event_space=FTB.TEST", "J8");
+  // a hears who lives on b (ftbctl tree --json shows it per link).
+  BOOST_REQUIRE(turnUntil(a, *b, [&] {
+    proto::TreeInfo info;
+    a.bridge->fillInfo(&info);
+    return info.links_size() == 1 && info.links(0).clients() == 3u;
+  }));
+  proto::TreeInfo info;
+  a.bridge->fillInfo(&info);
+  BOOST_TEST(info.links(0).job_ranks() == "J7:1,3;J8:");
+
+  // b's process ends without leaving the tree: its connections close.
+  b.reset();
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!a.saw("FTB_NODE_LOST") && std::chrono::steady_clock::now() < deadline) {
+    a.turn();
+    std::this_thread::sleep_for(1ms);
+  }
+  BOOST_REQUIRE(a.saw("FTB_NODE_LOST"));
+  BOOST_TEST(a.saw("FTB_AGENT_CHILD_LOST"));  // the link's own event stays
+  const auto it = std::find(a.published.begin(), a.published.end(), "FTB_NODE_LOST");
+  const TreeBridge::Tags& tags = a.published_tags[it - a.published.begin()];
+  BOOST_TEST(tags.at("node") == "b");
+  BOOST_TEST(tags.at("link") == "child");
+  BOOST_TEST(tags.at("clients") == "3");
+  BOOST_TEST(tags.at("jobs") == "J7,J8");
+  BOOST_TEST(tags.at("job_ranks") == "J7:1,3;J8:");
+  BOOST_TEST(tags.at("announcer") == "a");
+  BOOST_TEST(tags.at("corr") == "node-b-" + tags.at("incarnation"));
+  BOOST_TEST((tags.at("by") == "connection-closed" || tags.at("by") == "silence"));
+  BOOST_TEST(std::count(a.published.begin(), a.published.end(), "FTB_NODE_LOST") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_tree_message_is_counted_and_dropped) {

@@ -166,9 +166,14 @@ BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_mem
   lab.awaitComputing("KILL");
   lab.lab.killNode("n3");  // its agent, orted, ranks and /dev/shm
 
+  // The tree announces the node once, with the ranks its agent last knew of;
+  // the relaunch is decided under that announcement's correlation id.
+  Event lost = lab.require(is("FTB_NODE_LOST", {{"node", "n3"}}), "the tree's announcement of n3");
+  BOOST_TEST(tag(lost, "job_ranks") == "KILL:4,5");
   Event decision = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), "the relaunch decision");
   BOOST_TEST(tag(decision, "target") == "n4");
   const std::string corr = tag(decision, "corr");
+  BOOST_TEST(corr == tag(lost, "corr"));
   lab.require(is("FTB_JOB_RELAUNCH", {{"state", "relaunched"}, {"corr", corr}}), "the relaunch");
   lab.requireRestored(corr, {4, 5});
   BOOST_TEST(lab.finish(pid) == expected);

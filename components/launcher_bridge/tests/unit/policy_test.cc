@@ -36,6 +36,21 @@ ftb::Event agentLost(const std::string& event_name, const std::string& peer) {
   return e;
 }
 
+// What the tree's announcer publishes for a lost node (agent/tree_bridge/node_lost_event.h).
+ftb::Event nodeLost(const std::string& node) {
+  ftb::Event e;
+  e.event_space = "FTB.AGENT";
+  e.event_name = "FTB_NODE_LOST";
+  e.severity = ftb::Severity::kError;
+  e.tags = {{"node", node},
+            {"by", "silence"},
+            {"jobs", "JOB7"},
+            {"job_ranks", "JOB7:4,5"},
+            {"corr", "node-" + node + "-17"}};
+  e.payload = node + " by=silence corr=node-" + node + "-17";
+  return e;
+}
+
 struct Fixture {
   explicit Fixture(std::vector<std::string> spares = {"n4"})
       : table(*NodeTable::create({"n1", "n2", "n3"}, spares, 2)),
@@ -170,41 +185,38 @@ BOOST_AUTO_TEST_CASE(a_hung_rank_that_the_table_does_not_hold_there_is_not_repla
 
 BOOST_AUTO_TEST_CASE(without_a_spare_a_dead_node_merges_into_its_neighbour) {
   Fixture f(std::vector<std::string>{});
-  const ftb::Event lost = agentLost("FTB_AGENT_CHILD_LOST", "n3");
+  const ftb::Event lost = nodeLost("n3");
   auto d = f.policy.decide(lost);
   BOOST_TEST((d->action == Action::kRelaunch));
   BOOST_TEST(d->target == "n2");
   BOOST_TEST(f.table.hostList() == "n1:2,n2:4");
-  // The same loss again: n3 runs no ranks any more.
+  // The same loss again (another announcer, the same corr): n3 runs no ranks any more.
   auto dup = f.policy.decide(lost);
   BOOST_TEST((dup->action == Action::kIgnore));
 }
 
-BOOST_AUTO_TEST_CASE(a_lost_agent_relaunches_the_ranks_of_its_node) {
+BOOST_AUTO_TEST_CASE(a_lost_node_relaunches_its_ranks_under_the_losss_correlation_id) {
   Fixture f;
-  const ftb::Event e = agentLost("FTB_AGENT_CHILD_LOST", "n3");
+  const ftb::Event e = nodeLost("n3");
   BOOST_TEST(Policy::nodeOf(e) == "n3");
   auto d = f.policy.decide(e);
   BOOST_TEST_REQUIRE(d.has_value());
   BOOST_TEST((d->action == Action::kRelaunch));
   BOOST_TEST(d->target == "n4");
+  BOOST_TEST(d->corr == "node-n3-17");
 }
 
-// The tree's root is its oldest agent, so the agent that reports a dead node's
-// agent may be its child: "lost my parent n3" relaunches n3's ranks, once.
-BOOST_AUTO_TEST_CASE(a_child_that_lost_its_parent_names_the_dead_node) {
+// The tree's per-link reports of the same loss decide nothing by default: the
+// one FTB_NODE_LOST does (a rule may still name them).
+BOOST_AUTO_TEST_CASE(a_lost_link_alone_moves_nothing_by_default) {
   Fixture f;
-  ftb::Event e = agentLost("FTB_AGENT_PARENT_LOST", "n3");
-  BOOST_TEST(Policy::nodeOf(e) == "n3");
-  auto d = f.policy.decide(e);
-  BOOST_TEST_REQUIRE(d.has_value());
-  BOOST_TEST((d->action == Action::kRelaunch));
-  BOOST_TEST(d->node == "n3");
-  BOOST_TEST(d->target == "n4");
-  // n3's parent reports the same death as a lost child: nothing left to move.
-  e.event_name = "FTB_AGENT_CHILD_LOST";
-  auto dup = f.policy.decide(e);
-  BOOST_TEST((dup->action == Action::kIgnore));
+  for (const char* name : {"FTB_AGENT_CHILD_LOST", "FTB_AGENT_PARENT_LOST"}) {
+    const ftb::Event e = agentLost(name, "n3");
+    BOOST_TEST(Policy::nodeOf(e) == "n3");
+    auto d = f.policy.decide(e);
+    BOOST_TEST((!d || d->action == Action::kIgnore), name);
+  }
+  BOOST_TEST(f.table.hostList() == "n1:2,n2:2,n3:2");
 }
 
 BOOST_AUTO_TEST_CASE(a_request_carries_its_own_correlation_id) {
