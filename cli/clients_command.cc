@@ -18,6 +18,7 @@ void printJson(const proto::ClientsReply& reply) {
     j.key("name").value(c.client_name());
     j.key("space").value(c.event_space());
     j.key("job_id").value(c.job_id());
+    if (c.has_rank()) j.key("rank").value(c.rank());
     j.key("host").value(c.origin().host());
     j.key("pid").value(c.origin().pid());
     j.key("process_start_ns").value(c.origin().process_start_ns());
@@ -71,7 +72,7 @@ void printTable(const proto::ClientsReply& reply, bool with_header) {
                        (s.filter().empty() ? "(all events)" : printable(s.filter()));
     }
     t.addRow({printable(c.client_name()), printable(c.event_space()),
-              c.job_id().empty() ? "-" : printable(c.job_id()),
+              c.job_id().empty() ? "-" : printable(c.job_id()) + (c.has_rank() ? ":" + std::to_string(c.rank()) : ""),
               printable(c.origin().host()) + "/" + std::to_string(c.origin().pid()),
               c.peer().uid_known() ? std::to_string(c.peer().uid()) : "-",
               formatDuration(now_ms > c.connected_ms() ? now_ms - c.connected_ms() : 0) + " ago",

@@ -91,6 +91,7 @@ proto::Envelope ControlService::clients(const proto::Envelope& request, const Se
     c->set_client_name(s->client_name);
     c->set_event_space(s->event_space);
     c->set_job_id(s->job_id);
+    if (s->rank) c->set_rank(*s->rank);
     *c->mutable_origin() = s->origin;
     stampSender(*c->mutable_peer(), s_.config.name, s->principal);
     for (const auto& [sub_id, sub] : s->subscriptions) {

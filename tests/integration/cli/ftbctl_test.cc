@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "client/client.h"
 #include "tests/integration/cli/child_process.h"
 #include "tests/integration/cli/ftbctl_runner.h"
 #include "tests/support/agent_process.h"
@@ -175,6 +176,22 @@ BOOST_AUTO_TEST_CASE(status_counters_follow_publishes) {
   ChildResult table = ftbctlRun(agent, {"status"});
   BOOST_REQUIRE_MESSAGE(table.exit_code == 0, describe(table));
   BOOST_CHECK(contains(table.out, agent.ipcEndpoint()));
+}
+
+BOOST_AUTO_TEST_CASE(clients_shows_the_rank_a_client_said) {
+  AgentProcess agent;
+  auto rank = ftb::Client::connect({.event_space = "FTB.CLITEST.RANKS",
+                                    .client_name = "rank2",
+                                    .job_id = "J5",
+                                    .rank = 2,
+                                    .agent_endpoint = agent.ipcEndpoint()});
+  BOOST_REQUIRE_MESSAGE(rank.ok(), rank.status().toString());
+  ChildResult table = ftbctlRun(agent, {"clients"});
+  BOOST_REQUIRE_MESSAGE(table.exit_code == 0, describe(table));
+  BOOST_CHECK_MESSAGE(contains(table.out, " J5:2 "), table.out);
+  ChildResult json = ftbctlRun(agent, {"clients", "--json"});
+  BOOST_REQUIRE_MESSAGE(json.exit_code == 0, describe(json));
+  BOOST_CHECK_MESSAGE(contains(json.out, "\"job_id\":\"J5\",\"rank\":2"), json.out);
 }
 
 BOOST_AUTO_TEST_CASE(invalid_filter_exits_3_naming_the_key) {
