@@ -68,6 +68,24 @@ ct_sh() { ct_exec /bin/bash -euo pipefail -c "$1"; }
 ct_unit_is() { [[ "$(ct_exec systemctl show -P "$2" "$1")" == "$3" ]]; }
 ct_prop() { ct_exec systemctl show -P "$2" "$1"; }
 
+# ct_restart UNIT...: systemctl restart UNIT... Now and then systemd in the
+# container cannot attach a unit's new process to the unit's cgroup right
+# after a daemon-reload ("Failed at step CGROUP", exit 219/CGROUP, before the
+# unit's program runs: systemd's doing, not the unit's). Such a unit is
+# stopped, its failure and restart count reset (reset-failed), and started
+# once more, which is said; any other failure fails the restart.
+ct_restart() {
+  ct_exec systemctl restart "$@" && return 0
+  local unit
+  for unit in "$@"; do
+    ct_unit_is "$unit" Result success && ct_unit_is "$unit" NRestarts 0 && continue
+    ct_sh "journalctl -u $unit -o cat | grep 'Failed at step CGROUP' >/dev/null" || return 1
+    echo "note: systemd could not attach $unit's process to its cgroup (219/CGROUP): starting it again"
+    ct_exec systemctl stop "$unit" && ct_exec systemctl reset-failed "$unit" && ct_exec systemctl start "$unit" ||
+      return 1
+  done
+}
+
 # ct_await WHAT SECONDS COMMAND...: polls COMMAND (every 0.1 s) until it succeeds.
 ct_await() {
   local what=$1 seconds=$2

@@ -8,7 +8,7 @@ source "$(dirname "$0")/bmc_sim.sh"
 
 ct_boot_with_packages
 ct_start_bmc
-ct_exec systemctl restart ftb-ipmi || fail "systemctl restart ftb-ipmi failed"
+ct_restart ftb-ipmi || fail "systemctl restart ftb-ipmi failed"
 ct_await "ftb-ipmi active" 30 ct_unit_is ftb-ipmi ActiveState active
 ct_await "ftb-ipmi's session with node1" 30 ct_sh "journalctl -u ftb-ipmi -o cat | grep 'node1 (127.0.0.1:9001): session open' >/dev/null"
 

@@ -12,7 +12,7 @@ events=600
 ct_boot_with_packages
 # Keep the stopped subscriber's session: a client silent for client-timeout-ms is dropped.
 sed -i 's/^client-timeout-ms = .*/client-timeout-ms = 60000/' "$ct_root/etc/ftb/ftb-agent.conf"
-ct_exec systemctl restart ftb-agent || fail "agent restart failed"
+ct_restart ftb-agent || fail "agent restart failed"
 
 ct_exec ftbctl --json watch --filter 'event_space=FTB.TEST.DRAIN' --count "$events" --timeout 60 --client-name drain-watch \
   >"$ct_work/watch.out" 2>"$ct_work/watch.err" &

@@ -12,7 +12,7 @@ source "$(dirname "$0")/bmc_sim.sh"
 
 ct_boot_with_packages
 ct_start_bmc
-ct_exec systemctl restart ftb-ipmi.service ftb-ib.service || fail "systemctl restart ftb-ipmi ftb-ib failed"
+ct_restart ftb-ipmi.service ftb-ib.service || fail "systemctl restart ftb-ipmi ftb-ib failed"
 
 for unit in ftb-agent ftb-ipmi ftb-ib; do
   ct_await "$unit active" 30 ct_unit_is "$unit" ActiveState active

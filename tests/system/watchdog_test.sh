@@ -10,7 +10,7 @@ ct_await "agent active" 30 ct_unit_is ftb-agent ActiveState active
 mkdir -p "$ct_root/etc/systemd/system/ftb-agent.service.d"
 printf '[Service]\nWatchdogSec=5\n' >"$ct_root/etc/systemd/system/ftb-agent.service.d/test-watchdog.conf"
 ct_exec systemctl daemon-reload
-ct_exec systemctl restart ftb-agent || fail "restart with WatchdogSec=5 failed"
+ct_restart ftb-agent || fail "restart with WatchdogSec=5 failed"
 [[ "$(ct_prop ftb-agent WatchdogUSec)" == 5s ]] || fail "the drop-in's WatchdogSec=5 is not in effect: $(ct_prop ftb-agent WatchdogUSec)"
 ct_exec ftbctl status >/dev/null || fail "agent not serving before the test"
 restarts=$(ct_prop ftb-agent NRestarts)
