@@ -252,7 +252,10 @@ void NetnsLab::awaitTree() {
                               }});
   if (!sub.ok()) throw std::runtime_error("probe subscription: " + sub.status().toString());
   std::map<std::string, std::unique_ptr<Client>> probes;
-  for (int waited = 0;; waited += 100) {
+  // A loaded machine starves the agents for a second or more at a time: each
+  // probe connect may take seconds, and the bound is on the clock, generous.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  for (;;) {
     std::size_t count = 0;
     for (const auto& node : nodes_) {
       {
@@ -265,13 +268,15 @@ void NetnsLab::awaitTree() {
       // Each node's agent may still be joining: publish again until heard.
       if (!probes[node]) {
         auto c = Client::connect({.event_space = "FTB.LAB.PROBE", .client_name = "lab",
-                                  .agent_endpoint = nodeEndpoint(node), .connect_timeout = std::chrono::milliseconds(200)});
+                                  .agent_endpoint = nodeEndpoint(node), .connect_timeout = std::chrono::seconds(5)});
         if (c.ok() && (*c)->declare({{"PROBE", Severity::kInfo}}).ok()) probes[node] = std::move(*c);
       }
       if (probes[node]) (void)probes[node]->publish("PROBE", node);
     }
     if (count == nodes_.size()) break;
-    if (waited > 20000) throw std::runtime_error("the agents' tree never formed (see " + dir() + "/agent-*.log)");
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("the agents' tree never formed within 90 s (see " + dir() + "/agent-*.log)");
+    }
     pause(100);
   }
   for (auto& [node, c] : probes) {
