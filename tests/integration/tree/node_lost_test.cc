@@ -10,6 +10,7 @@
 #include <string>
 
 #include "client/client.h"
+#include "tests/integration/tree/formed_chain.h"
 #include "tests/integration/tree/tree_cluster.h"
 #include "tests/support/event_collector.h"
 
@@ -28,10 +29,7 @@ std::string tagOf(const Event& e, const std::string& key) {
 BOOST_AUTO_TEST_CASE(a_killed_agent_is_announced_once_by_its_parent_with_its_ranks) {
   TreeCluster cluster({.agents = 3, .seeds = 1, .fan_out = 1, .heartbeat_ms = 200, .timeout_ms = 5000,
                        .join_in_order = true});
-  const std::string problem = cluster.waitForOneTree();
-  BOOST_TEST_REQUIRE(problem.empty(), problem);
-  const std::vector<int> order = cluster.chain();
-  BOOST_TEST_REQUIRE(order.size() == 3u, "the three agents did not form a chain");
+  const std::vector<int> order = formedChain(cluster);
   const int root = order[0], middle = order[1], last = order[2];
 
   // Rank 2 of job J5 on the middle agent; the root hears it in a heartbeat.

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 
+#include "tests/integration/tree/formed_chain.h"
 #include "tests/integration/tree/tree_cluster.h"
 #include "tests/support/event_collector.h"
 
@@ -42,15 +43,6 @@ struct Resume {
   pid_t pid;
   ~Resume() { ::kill(pid, SIGCONT); }
 };
-
-// The chain's agents root first (TreeCluster::chain), once it formed.
-std::vector<int> formedChain(TreeCluster& cluster) {
-  const std::string problem = cluster.waitForOneTree();
-  BOOST_TEST_REQUIRE(problem.empty(), problem);
-  const std::vector<int> order = cluster.chain();
-  BOOST_TEST_REQUIRE(order.size() == 3u, "the three agents did not form a chain");
-  return order;
-}
 
 }  // namespace
 

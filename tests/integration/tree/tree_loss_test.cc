@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "tests/integration/tree/stream_check.h"
+#include "tests/integration/tree/formed_chain.h"
 #include "tests/integration/tree/tree_cluster.h"
 #include "tests/support/test_clients.h"
 
@@ -37,10 +38,7 @@ BOOST_AUTO_TEST_CASE(events_beyond_the_retention_window_reach_the_subscriber_as_
                        .timeout_ms = 1000,
                        .extra_flags = {"--tree-retention-events", "5", "--tree-ping-ms", "0"},
                        .join_in_order = true});
-  const std::string problem = cluster.waitForOneTree();
-  BOOST_TEST_REQUIRE(problem.empty(), problem);
-  const std::vector<int> order = cluster.chain();
-  BOOST_TEST_REQUIRE(order.size() == 3u, "the three agents did not form a chain");
+  const std::vector<int> order = formedChain(cluster);
   const int root = order[0], middle = order[1], last = order[2];
 
   Recorder subscriber(cluster.agent(last).ipcEndpoint(), "event_space=FTB.TREETEST.*", "sub2");
@@ -100,10 +98,7 @@ void checkLostTailIsReported(int agents) {
                        .heartbeat_ms = 100,
                        .timeout_ms = 30000,
                        .extra_flags = {"--tree-retention-events", "1", "--tree-ping-ms", "0"}});
-  const std::string problem = cluster.waitForOneTree();
-  BOOST_TEST_REQUIRE(problem.empty(), problem);
-  const std::vector<int> order = cluster.chain();
-  BOOST_TEST_REQUIRE(order.size() == static_cast<std::size_t>(agents), "the agents did not form a chain");
+  const std::vector<int> order = formedChain(cluster);
   const int frozen = order[1], below = order[2], last = order.back();
   const std::string root = cluster.agent(order[0]).ipcEndpoint();
 
