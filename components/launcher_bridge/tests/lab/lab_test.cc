@@ -166,10 +166,14 @@ BOOST_AUTO_TEST_CASE(node_n3_killed_outright_is_relaunched_on_the_spare_from_mem
   lab.awaitComputing("KILL");
   lab.lab.killNode("n3");  // its agent, orted, ranks and /dev/shm
 
-  // The tree announces the node once, with the ranks its agent last knew of;
-  // the relaunch is decided under that announcement's correlation id.
+  // The tree announces the node with the ranks its agent's last heartbeat
+  // named (which of n3's ranks that was is timing: tests/integration/tree:
+  // node_lost_test waits for it and checks it exactly); the relaunch is
+  // decided under the announcement's correlation id.
   Event lost = lab.require(is("FTB_NODE_LOST", {{"node", "n3"}}), "the tree's announcement of n3");
-  BOOST_TEST(tag(lost, "job_ranks") == "KILL:4,5");
+  const std::string ranks = tag(lost, "job_ranks");
+  BOOST_TEST((ranks.empty() || ranks == "KILL:" || ranks == "KILL:4" || ranks == "KILL:5" || ranks == "KILL:4,5"),
+             "n3's announcement names ranks that did not live there: " << ranks);
   Event decision = lab.require(is("FTB_DECISION", {{"action", "relaunch"}, {"node", "n3"}}), "the relaunch decision");
   BOOST_TEST(tag(decision, "target") == "n4");
   const std::string corr = tag(decision, "corr");
