@@ -1,5 +1,6 @@
 #include "components/mpi_bridge/ckpt_format.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "components/mpi_bridge/checksum.h"
@@ -89,6 +90,64 @@ GroupCode groupCode(Level level, int group_size, int rs_m) {
     int m = std::min(rs_m, group_size - 1);
     return {group_size - m, m};
   }
+  return {};
+}
+
+namespace {
+
+std::size_t ownArea(const CkptMeta& meta, int pos) {
+  return meta.k > 0 ? meta.seg_bytes * meta.k : meta.blob_bytes[pos];
+}
+
+}  // namespace
+
+FileLayout layOutSections(CkptMeta& meta, std::size_t world, int pos, bool partner_in) {
+  const int g = static_cast<int>(meta.blob_bytes.size());
+  FileLayout layout;
+  layout.meta_size = metaBytes(world, g, 1 + (partner_in ? 1 : 0) + meta.m);
+  meta.sections.clear();
+  std::size_t off = alignUp(sizeof(FileHeader) + layout.meta_size, kMetaAlign);
+  meta.sections.push_back({SectionKind::kOwn, pos, off, meta.blob_bytes[pos], 0});
+  off = alignUp(off + ownArea(meta, pos), kSectionAlign);
+  if (partner_in) {
+    const int pred = (pos + g - 1) % g;
+    meta.sections.push_back({SectionKind::kPartner, pred, off, meta.blob_bytes[pred], 0});
+    off = alignUp(off + meta.blob_bytes[pred], kSectionAlign);
+  }
+  for (int t = meta.k; meta.m > 0 && t < g; ++t) {  // I hold parity symbol t of codeword pos - t
+    const int c = (pos - t + g) % g;
+    meta.sections.push_back({SectionKind::kParity, c, off, meta.seg_bytes, 0});
+    off = alignUp(off + meta.seg_bytes, kSectionAlign);
+  }
+  layout.total = off;
+  return layout;
+}
+
+uint32_t startFile(uint8_t* file, const CkptMeta& meta, const std::vector<Protected>& buffers) {
+  FileHeader header;
+  header.state = kStateWriting;
+  std::memcpy(file, &header, sizeof header);
+  std::atomic_thread_fence(std::memory_order_release);
+  const Section& own = meta.sections[0];
+  const uint32_t crc = writeBlob(buffers, file + own.offset);
+  std::memset(file + own.offset + own.length, 0, ownArea(meta, own.index) - own.length);
+  return crc;
+}
+
+Status sealFile(const CkptMeta& meta, uint8_t* file, const FileLayout& layout) {
+  auto meta_bytes = encodeMeta(meta);
+  if (meta_bytes.size() != layout.meta_size) {
+    return internalError("checkpoint meta is " + std::to_string(meta_bytes.size()) + " bytes, " +
+                         std::to_string(layout.meta_size) + " reserved (a bug)");
+  }
+  FileHeader header;
+  std::memcpy(file + sizeof header, meta_bytes.data(), meta_bytes.size());
+  header.meta_bytes = meta_bytes.size();
+  header.meta_crc = crc32c(meta_bytes.data(), meta_bytes.size());
+  header.total_bytes = layout.total;
+  std::memcpy(file, &header, sizeof header);
+  std::atomic_thread_fence(std::memory_order_release);
+  reinterpret_cast<FileHeader*>(file)->state = kStateComplete;
   return {};
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/status.h"
+#include "components/mpi_bridge/blob.h"
 #include "components/mpi_bridge/config.h"
 
 namespace ftb::mpi_bridge {
@@ -69,6 +70,25 @@ struct GroupCode {
   int m = 0;
 };
 GroupCode groupCode(Level level, int group_size, int rs_m);
+
+// Where a member's sections lie in its file, after the header and the meta:
+// its own blob (zero-padded to the group's k symbols), its predecessor's blob
+// if `partner_in` (L2), then one parity symbol per codeword it holds parity of
+// (L3/L4). Needs meta.k, meta.m, meta.seg_bytes and meta.blob_bytes (one per
+// group position); fills meta.sections (checksums 0).
+struct FileLayout {
+  std::size_t meta_size = 0;  // bytes reserved for the meta
+  std::size_t total = 0;      // the file's size
+};
+FileLayout layOutSections(CkptMeta& meta, std::size_t world, int pos, bool partner_in);
+
+// A file's first writes: the header marked as being written, then the
+// member's blob into its own section (meta.sections[0]), zero-padded to the
+// symbol area. Returns the blob's CRC32C.
+uint32_t startFile(uint8_t* file, const CkptMeta& meta, const std::vector<Protected>& buffers);
+
+// A file's last writes: the meta, then the complete mark.
+Status sealFile(const CkptMeta& meta, uint8_t* file, const FileLayout& layout);
 
 // Checks the header, the meta checksum and every section's checksum.
 Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size);

@@ -139,10 +139,12 @@ Result<RestartReport> CheckpointRestorer::restore(const RestorePlan& plan, const
   const auto begin = std::chrono::steady_clock::now();
   auto local = plan.from_flush ? restoreFromFlush(plan, buffers) : restoreFromMemory(plan, buffers);
   bool ok = allAgree(local.ok(), job_.comm);
-  for (const auto& f : found_) {
+  restored_.reset();
+  for (auto& f : found_) {
     if (ok && f.meta.ckpt_id > plan.ckpt_id) ShmSegment::remove(f.file.name());
+    if (ok && !plan.from_flush && f.meta.ckpt_id == plan.ckpt_id) restored_.emplace(std::move(f));
   }
-  found_.clear();  // unmap
+  found_.clear();  // unmap the others
   if (!ok) {
     if (!local) return local.status();
     return internalError("the restore of checkpoint " + std::to_string(plan.ckpt_id) + " failed on another rank");
@@ -184,7 +186,7 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
     }
   } free_comm{&comm};
 
-  const Found* mine = nullptr;
+  const FoundFile* mine = nullptr;
   for (const auto& f : found_) {
     if (f.meta.ckpt_id == plan.ckpt_id) mine = &f;
   }

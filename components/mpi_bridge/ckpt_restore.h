@@ -38,6 +38,12 @@ struct RestorePlan {
   std::vector<char> holds_copy;  // world rank -> its file holds its predecessor's blob (L2)
 };
 
+// A rank's checkpoint file as the scan verified it.
+struct FoundFile {
+  ShmSegment file;
+  CkptMeta meta;
+};
+
 class CheckpointRestorer {
  public:
   // `flusher` may be null (no L5 configured).
@@ -49,9 +55,13 @@ class CheckpointRestorer {
   // removes this rank's files of later checkpoints, which no longer belong to
   // the job's history.
   Result<RestartReport> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  // After a successful restore from memory: this rank's file of the restored
+  // checkpoint (nullptr if it had none), mapped until reset().
+  const FoundFile* restoredFile() const { return restored_ ? &*restored_ : nullptr; }
   // Forgets what an earlier plan() found, for a plan on a new communicator.
   void reset() {
     found_.clear();
+    restored_.reset();
     any_file_ = false;
     problems_.clear();
   }
@@ -66,11 +76,8 @@ class CheckpointRestorer {
 
   const Job& job_;
   const Flusher* flusher_;
-  struct Found {
-    ShmSegment file;
-    CkptMeta meta;
-  };
-  std::vector<Found> found_;
+  std::vector<FoundFile> found_;
+  std::optional<FoundFile> restored_;
   bool any_file_ = false;
   std::vector<std::string> problems_;
   XorCodec xor_;

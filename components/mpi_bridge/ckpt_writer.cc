@@ -1,6 +1,5 @@
 #include "components/mpi_bridge/ckpt_writer.h"
 
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -121,36 +120,15 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   if (int rc = waitAll(gather); rc != MPI_SUCCESS) return mpiStatus(rc, "gathering the group's blob sizes");
   uint64_t max_bytes = 0;
   for (auto b : meta.blob_bytes) max_bytes = std::max(max_bytes, b);
-  std::size_t own_area = my_bytes;
-  if (code.k > 0) {
-    meta.seg_bytes = alignUp((max_bytes + code.k - 1) / code.k, kSectionAlign);
-    own_area = meta.seg_bytes * code.k;
-  }
-
-  // Section layout.
-  std::size_t section_count = 1 + (partner_in ? 1 : 0) + code.m;
-  std::size_t meta_size = metaBytes(job_.size, g, section_count);
-  std::size_t off = alignUp(sizeof(FileHeader) + meta_size, kMetaAlign);
-  meta.sections.push_back({SectionKind::kOwn, pos, off, my_bytes, 0});
-  off = alignUp(off + own_area, kSectionAlign);
-  const int pred = (pos + g - 1) % g;
-  if (partner_in) {
-    meta.sections.push_back({SectionKind::kPartner, pred, off, meta.blob_bytes[pred], 0});
-    off = alignUp(off + meta.blob_bytes[pred], kSectionAlign);
-  }
-  for (int t = code.k; code.m > 0 && t < g; ++t) {  // I hold parity symbol t of codeword pos - t
-    int c = (pos - t + g) % g;
-    meta.sections.push_back({SectionKind::kParity, c, off, meta.seg_bytes, 0});
-    off = alignUp(off + meta.seg_bytes, kSectionAlign);
-  }
-  const std::size_t total = off;
+  if (code.k > 0) meta.seg_bytes = alignUp((max_bytes + code.k - 1) / code.k, kSectionAlign);
+  const FileLayout layout = layOutSections(meta, job_.size, pos, partner_in);
 
   // The slot this id uses; resized only when the layout grew or shrank.
   auto& slot = slots_[ckpt_id % 2];
   Status local;
-  if (!slot || slot->size() != total) {
+  if (!slot || slot->size() != layout.total) {
     slot.reset();
-    auto created = ShmSegment::create(job_.shmName(static_cast<int>(ckpt_id % 2)), total);
+    auto created = ShmSegment::create(job_.shmName(static_cast<int>(ckpt_id % 2)), layout.total);
     if (created) {
       slot.emplace(std::move(*created));
     } else {
@@ -165,22 +143,15 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   p.file = slot->data();
   p.pos = pos;
   p.g = g;
-  p.pred_rank = members[pred];
+  p.pred_rank = members[(pos + g - 1) % g];
   p.partner_out = copied(pos);
   p.partner_in = partner_in;
   p.code = code;
-  p.meta_size = meta_size;
-  p.total = total;
+  p.meta_size = layout.meta_size;
+  p.total = layout.total;
   uint8_t* file = slot->data();
-  FileHeader header;
-  header.state = kStateWriting;
-  std::memcpy(file, &header, sizeof header);
-  std::atomic_thread_fence(std::memory_order_release);
-
-  // L1: the blob, zero-padded to the symbol area.
   Section& own = meta.sections[0];
-  own.crc = writeBlob(buffers, file + own.offset);
-  std::memset(file + own.offset + my_bytes, 0, own_area - my_bytes);
+  own.crc = startFile(file, meta, buffers);
   meta.blob_crc.resize(g);
   MPI_Iallgather(&own.crc, 1, MPI_UINT32_T, meta.blob_crc.data(), 1, MPI_UINT32_T, job_.group_comm, gather.data());
   if (int rc = waitAll(gather); rc != MPI_SUCCESS) return mpiStatus(rc, "gathering the group's checksums");

@@ -1,6 +1,5 @@
 #include "components/mpi_bridge/group_encode.h"
 
-#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -22,7 +21,6 @@ Status GroupEncoder::complete(PendingWrite& p, MPI_Comm comm) {
   const GroupCode code = p.code;
   const Section& own = meta.sections[0];
   const uint64_t my_bytes = own.length;
-  FileHeader header;
   Status status;
   if (p.partner_out || p.partner_in) {  // L2: my blob goes to my successor, my predecessor's comes to me
     uint8_t* copy_data = nullptr;
@@ -43,22 +41,7 @@ Status GroupEncoder::complete(PendingWrite& p, MPI_Comm comm) {
   }
   if (code.m > 0 && status.ok()) status = encodeParity(meta, file, pos, g, comm);
   if (!status.ok()) return status;
-
-  // Meta last, then the complete mark.
-  auto meta_bytes = encodeMeta(meta);
-  if (meta_bytes.size() != p.meta_size) {
-    return internalError("checkpoint meta is " + std::to_string(meta_bytes.size()) + " bytes, " +
-                         std::to_string(p.meta_size) + " reserved (a bug)");
-  }
-  std::memcpy(file + sizeof header, meta_bytes.data(), meta_bytes.size());
-  header.meta_bytes = meta_bytes.size();
-  header.meta_crc = crc32c(meta_bytes.data(), meta_bytes.size());
-  header.total_bytes = p.total;
-  std::memcpy(file, &header, sizeof header);
-  std::atomic_thread_fence(std::memory_order_release);
-  reinterpret_cast<FileHeader*>(file)->state = kStateComplete;
-
-  return {};
+  return sealFile(meta, file, {p.meta_size, p.total});
 }
 
 // Codeword c holds data symbol t (t < k) = segment t of member (c + t) % g and

@@ -21,6 +21,7 @@
 #include "components/mpi_bridge/ckpt_writer.h"
 #include "components/mpi_bridge/flusher.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
+#include "components/mpi_bridge/group_reprotect.h"
 #include "components/mpi_bridge/hang_watch.h"
 #include "components/mpi_bridge/job.h"
 #include "components/mpi_bridge/node_encoder.h"
@@ -149,7 +150,8 @@ class RuntimeImpl : public Runtime {
       return r.status();
     }
     next_ckpt_id_ = r->ckpt_id + 1;
-    if (r->source != Level::kL1) newest_encoded_id_ = r->ckpt_id;
+    // Every rank alike (survivors' own source is L1): the checkpoint's slot is kept.
+    if (plan_.level != Level::kL1) newest_encoded_id_ = r->ckpt_id;
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
                  {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
                  {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
@@ -158,35 +160,54 @@ class RuntimeImpl : public Runtime {
     return r;
   }
 
-  // Protected again at once: when any rank's data had to be rebuilt (its node
-  // was lost, or the job resumed from the flush), the checkpoint it came from
-  // has lost members, and a second loss before the next periodic checkpoint
-  // would be fatal. So every rank writes the restored state again, at the
-  // level that survives a node's loss, before the application computes on.
-  // Its outcome goes into FTB_RESTART_DONE's tags, so the launcher's `running`
-  // means restored and protected.
+  // Protected again at once: when ranks' data had to be rebuilt (their node
+  // was lost), the checkpoint it came from lacks their files, and a second
+  // loss in the same group before the next periodic checkpoint would be
+  // fatal. The groups that lost members write those files again, at the
+  // restored checkpoint's id (group_reprotect.h); the others compute on.
+  // When the job resumed from the flush, or its groups changed with the new
+  // placement, every rank writes the restored state again instead, at the
+  // level that survives a node's loss. The outcome goes into
+  // FTB_RESTART_DONE's tags, so the launcher's `running` means restored and
+  // protected.
   void reprotect(const RestartReport& restored, Tags& tags) {
-    int degraded = restored.rebuilt == "none" ? 0 : 1;
-    MPI_Allreduce(MPI_IN_PLACE, &degraded, 1, MPI_INT, MPI_MAX, job_.comm);
-    if (!degraded) {  // every copy of the restored checkpoint is still in place
+    const bool lost_any =
+        plan_.from_flush || std::any_of(plan_.present.begin(), plan_.present.end(), [](char p) { return !p; });
+    if (!lost_any || reprotectableInPlace(plan_, job_)) {
       tags["protected_ckpt_id"] = std::to_string(restored.ckpt_id);
-      tags["protected_level"] = levelName(restored.source);
+      tags["protected_level"] = levelName(plan_.level);
       tags["protect_seconds"] = "0";
+      tags["protect_scope"] = "none";
+      if (!lost_any || !groupLostMembers(plan_, job_)) return;
+      const auto begin = Clock::now();
+      auto w = reprotector_.rewrite(job_, plan_, restorer_.restoredFile(), buffers_);
+      restorer_.reset();  // unmaps this rank's file of the checkpoint
+      if (!w) {
+        reprotectFailed(levelName(plan_.level), w.status(), tags);
+        return;
+      }
+      tags["protect_seconds"] = std::to_string(std::chrono::duration<double>(Clock::now() - begin).count());
+      tags["protect_scope"] = "group";
       return;
     }
     const Level level = protectionLevel();
     auto c = checkpointAt(level, restored.iteration, /*wait=*/true);
     if (!c) {
-      std::fprintf(stderr, "ftbckpt: rank %d: re-protection after restore failed: %s\n", job_.rank,
-                   c.status().message().c_str());
-      publishCheckpointFailed(nullptr, levelName(level), c.status().message());
-      tags["unprotected"] = c.status().message();
+      reprotectFailed(levelName(level), c.status(), tags);
       return;
     }
     if (schedule_) schedule_->taken(c->level, restored.iteration, secondsNow(), c->seconds);
     tags["protected_ckpt_id"] = std::to_string(c->ckpt_id);
     tags["protected_level"] = levelName(c->level);
     tags["protect_seconds"] = std::to_string(c->seconds);
+    tags["protect_scope"] = "job";
+  }
+
+  void reprotectFailed(const std::string& level, const Status& why, Tags& tags) {
+    std::fprintf(stderr, "ftbckpt: rank %d: re-protection after restore failed: %s\n", job_.rank, why.message().c_str());
+    publishCheckpointFailed(nullptr, level, why.message());
+    for (const char* key : {"protected_ckpt_id", "protected_level", "protect_seconds", "protect_scope"}) tags.erase(key);
+    tags["unprotected"] = why.message();
   }
 
   // The highest level below the flush that the job uses (configured or
@@ -367,7 +388,6 @@ class RuntimeImpl : public Runtime {
     plan_ = restorer_.plan();
     auto r = recover();
     if (!r) return r.status();
-    if (plan_.level != Level::kL1) newest_encoded_id_ = r->ckpt_id;
     previous_encoded_id_ = -1;
     iteration_ = r->iteration;
     last_checkpoint_ = Clock::now();
@@ -660,6 +680,7 @@ class RuntimeImpl : public Runtime {
   CheckpointWriter writer_;
   std::unique_ptr<Flusher> flusher_;
   CheckpointRestorer restorer_;
+  GroupReprotector reprotector_;
   // Before bridge_, which holds pointers to them and must go first.
   PeerDeaths deaths_{[](int) { UlfmRecovery::noticedByBackplane(); }};
   NodeStates node_states_;

@@ -250,14 +250,15 @@ for placement in "${placements[@]}"; do
     node_state "$victim_node" MIGRATION_INACTIVE
     where="replacement on the spare" lost_level=L3 lost_rebuilt=xor
     crash_args=("${crash[@]}")
-    # Rebuilt: every rank writes the restored state again at L3 before computing on.
-    protected="protect_seconds=[0-9.]* protected_ckpt_id=[0-9]* protected_level=L3"
+    # Rebuilt: the replacement writes its file of the restored checkpoint again
+    # (its L1 and its parity, from its group's files); only its group takes part.
+    lost_scope=group scope='[a-z]*' seconds='[0-9.]*'
   else
     node_state "$victim_node" MIGRATION_READY
     where="replacement in place" lost_level=L1 lost_rebuilt=none
     crash_args=("${crash[@]}" --crash-once)  # the replacement, on the same node, restored: no second kill
     # Nothing rebuilt: every copy of the restored checkpoint is still in place.
-    protected="protect_seconds=0 protected_ckpt_id=[0-9]* protected_level=L1"
+    lost_scope=none scope=none seconds=0
   fi
   for round in $(seq 1 "$rounds"); do
     t0=$SECONDS
@@ -291,7 +292,8 @@ for placement in "${placements[@]}"; do
     fi
     # The story as events, all with the recovery's correlation id: every step
     # from rank 0, every rank's restore (the replacement rebuilt, survivors from
-    # L1), each protected again at L3 before computing on (a new checkpoint id).
+    # L1), the restored checkpoint whole again at L3 before they compute on (its
+    # own id: protected_ckpt_id is the restored ckpt_id, \1).
     corr=$(grep -ao 'run-through rt-[^ ]* rank 0 step computing' "$work/crash.log" | awk '{print $2}')
     lost=${victim#rank }
     lost=${lost%% *}
@@ -303,10 +305,11 @@ for placement in "${placements[@]}"; do
     [[ "$placement" == spare ]] && replacement_node=s0 || replacement_node=$victim_node
     expected+=("FTB_RUN_THROUGH .*corr=$corr .*nodes=$replacement_node .*step=spawned")
     for r in $(seq 0 $((ranks - 1))); do
+      protected="protected_ckpt_id=\\1 protected_level=L3"
       if ((r == lost)); then
-        expected+=("FTB_RESTART_DONE .*corr=$corr level=$lost_level $protected rank=$r rebuilt=$lost_rebuilt")
+        expected+=("FTB_RESTART_DONE .*ckpt_id=\\([0-9]*\\) corr=$corr level=$lost_level protect_scope=$lost_scope protect_seconds=$seconds $protected rank=$r rebuilt=$lost_rebuilt")
       else
-        expected+=("FTB_RESTART_DONE .*corr=$corr level=L1 $protected rank=$r rebuilt=none")
+        expected+=("FTB_RESTART_DONE .*ckpt_id=\\([0-9]*\\) corr=$corr level=L1 protect_scope=$scope protect_seconds=$seconds $protected rank=$r rebuilt=none")
       fi
     done
     for _ in $(seq 1 300); do

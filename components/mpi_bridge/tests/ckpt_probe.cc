@@ -7,6 +7,9 @@
 //   ckpt_probe verify N      recover; print one VERIFY line per rank; exit 0 if
 //                            every rank restored checkpoint N with pattern(rank, N),
 //                            3 if content differs, 4 if recovery failed
+//   ckpt_probe restore N     as verify, then end WITHOUT freeing the shared
+//                            memory: what the restore and its re-protection
+//                            left is there for the next run
 #include <mpi.h>
 
 #include <cstdio>
@@ -43,7 +46,7 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc != 3) {
-    std::fprintf(stderr, "usage: ckpt_probe write L1,L2,... | verify N\n");
+    std::fprintf(stderr, "usage: ckpt_probe write L1,L2,... | verify N | restore N\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   auto config = configFromEnvironment();
@@ -103,7 +106,11 @@ int main(int argc, char** argv) {
       if (!same) code = 3;
     }
     std::fflush(stdout);
-    (*rt)->finalize();
+    if (std::string(argv[1]) == "restore") {
+      (void)rt->release();
+    } else {
+      (*rt)->finalize();
+    }
   }
   std::fflush(stdout);
   MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

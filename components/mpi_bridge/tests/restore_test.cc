@@ -4,7 +4,11 @@
 #define BOOST_TEST_MODULE mpi_bridge_restore
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "components/mpi_bridge/testing/mpi_job.h"
 #include "tests/support/agent_process.h"
@@ -156,4 +160,90 @@ BOOST_AUTO_TEST_CASE(a_corrupted_buffer_is_rebuilt_from_its_partner) {
   MpiRun run = corruptAndRestore("RT_CRC2", {"n0", "n1", "n0", "n1"}, "L2", 3);
   BOOST_CHECK(run.output.find("fails its checksum") != std::string::npos);
   requireVerified(run, 4, 0, {{3, ""}}, "partner", "L2");
+}
+
+namespace {
+
+// Every checkpoint file of the job on `nodes`, by name, with its bytes.
+std::map<std::string, std::string> contents(const MpiJob& job, const std::set<std::string>& nodes) {
+  std::map<std::string, std::string> files;
+  for (const auto& node : nodes) {
+    for (const auto& f : job.shmFiles(node)) {
+      std::ifstream in(f, std::ios::binary);
+      files[f] = std::string(std::istreambuf_iterator<char>(in), {});
+    }
+  }
+  return files;
+}
+
+// `placement` with every rank of a node in `lost` moved to its spare ("n1" -> "s1").
+Nodes replaced(Nodes placement, const std::set<std::string>& lost, std::map<int, std::string>& moved) {
+  for (std::size_t r = 0; r < placement.size(); ++r) {
+    if (lost.count(placement[r])) {
+      placement[r] = "s" + placement[r].substr(1);
+      moved[static_cast<int>(r)] = "";
+    }
+  }
+  return placement;
+}
+
+// Two node losses, one after the other, with no checkpoint between them.
+struct TwoLosses {
+  std::string level;  // of the two checkpoints written (ids 0 and 1)
+  Nodes placement;
+  std::set<std::string> first, second;  // nodes lost
+  std::string rebuilt;                  // how a lost rank comes back: partner, xor, rs
+};
+
+// Re-protection in proportion to the loss: the ranks rebuilt after the first
+// loss write their own files of the restored checkpoint again, and nothing
+// else is written (the survivors' files stay byte for byte, in both slots).
+// So the second loss, right after, restores that same checkpoint: the first
+// loss's ranks from their new files, the second's rebuilt from them.
+void requireWholeAgain(MpiJob job, const TwoLosses& t) {
+  const int ranks = static_cast<int>(t.placement.size());
+  requireWrote(job.run(t.placement, {"write", t.level + "," + t.level}), 2);
+  std::set<std::string> untouched(t.placement.begin(), t.placement.end());
+  for (const auto& node : t.first) {
+    job.wipeNode(node);
+    untouched.erase(node);
+  }
+  std::map<int, std::string> first_moved, second_moved;
+  const Nodes after_first = replaced(t.placement, t.first, first_moved);
+  const auto before = contents(job, untouched);
+  requireVerified(job.run(after_first, {"restore", "1"}), ranks, 1, first_moved, t.rebuilt, t.level);
+  const auto after = contents(job, untouched);
+  for (const auto& [file, bytes] : before) {
+    BOOST_CHECK_MESSAGE(after.count(file) && after.at(file) == bytes, file << " was written again or removed");
+  }
+  for (const auto& node : t.second) job.wipeNode(node);
+  const Nodes after_second = replaced(after_first, t.second, second_moved);
+  requireVerified(job.run(after_second, {"verify", "1"}), ranks, 1, second_moved, t.rebuilt, t.level);
+}
+
+const Nodes kFourNodesTwice = {"n0", "n1", "n2", "n3", "n0", "n1", "n2", "n3"};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(l2_rebuilt_ranks_write_their_files_again_and_survive_a_second_loss) {
+  auto job = makeJob("RT_RP2");
+  job.setEnv("FTBCKPT_GROUP_SIZE", "4");
+  requireWholeAgain(std::move(job), {"L2", kFourNodesTwice, {"n1"}, {"n2"}, "partner"});
+}
+
+BOOST_AUTO_TEST_CASE(l3_rebuilt_ranks_write_their_parity_again_and_survive_a_second_loss) {
+  auto job = makeJob("RT_RP3");
+  job.setEnv("FTBCKPT_GROUP_SIZE", "4");
+  requireWholeAgain(std::move(job), {"L3", kFourNodesTwice, {"n1"}, {"n2"}, "xor"});
+}
+
+BOOST_AUTO_TEST_CASE(l3_in_groups_of_two_the_rebuilt_rank_takes_its_partners_data_again) {
+  requireWholeAgain(makeJob("RT_RP3P"), {"L3", {"n0", "n1", "n0", "n1"}, {"n1"}, {"n0"}, "xor"});
+}
+
+BOOST_AUTO_TEST_CASE(l4_two_rebuilt_ranks_of_a_group_encode_each_others_parity_again) {
+  auto job = makeJob("RT_RP4");
+  job.setEnv("FTBCKPT_GROUP_SIZE", "4");
+  job.setEnv("FTBCKPT_RS_M", "2");
+  requireWholeAgain(std::move(job), {"L4", kFourNodesTwice, {"n1", "n3"}, {"n0", "n2"}, "rs"});
 }
