@@ -74,6 +74,12 @@ Status Launcher::launch() {
   const bool encoders = options_.node_encoders;
   spec.host_list = table_.hostList(encoders);
   spec.ranks = table_.rankCount() + (encoders ? static_cast<int>(splitList(spec.host_list).size()) : 0);
+  if (options_.run_through && !encoders && !table_.spareNames().empty()) {
+    // The runtime may spawn a replacement on a spare (when its node is
+    // suspect): the spares join mpirun's allocation, after the ranks' nodes.
+    spec.host_list = table_.hostListWithSpares();
+    spec.env["FTBCKPT_SPARE_NODES"] = joinList(table_.spareNames());
+  }
   spec.env["FTB_JOB_ID"] = options_.job_id;
   spec.env["FTB_RANK_HOSTS"] = table_.rankHosts(encoders);
   spec.env["FTBCKPT_NODE_MAP"] = table_.nodeMap(encoders);
@@ -455,18 +461,18 @@ void Launcher::holdForRunThrough(const Event& event) {
   }
   spdlog::info("run-through {}: {} ({} ms)", corr, step, tag(event, "ms"));
   if (step == "spawned") {
-    // The runtime places a replacement where its rank ran unless it was given
-    // spares (FTBCKPT_SPARE_NODES, which ftb-run does not pass): ftb-run's
-    // table, and so a later relaunch, keep the ranks where they were.
-    const std::vector<std::string> lost = splitList(ranks), where = splitList(tag(event, "nodes"));
-    const std::vector<std::string> was = splitList(table_.nodeMap());  // node of each rank
-    for (std::size_t i = 0; i < lost.size() && i < where.size(); ++i) {
-      const auto rank = static_cast<std::size_t>(std::atoi(lost[i].c_str()));
-      if (rank < was.size() && was[rank] != where[i]) {
-        spdlog::warn("run-through {}: rank {} replaced on {}, not on {} (ftb-run's table keeps it on {})", corr,
-                     lost[i], where[i], was[rank], was[rank]);
-      }
+    // The runtime placed each replacement in place, or on a spare it was
+    // handed when its node was suspect: the table, and so a later relaunch,
+    // follows a node whose ranks all went to one spare (NodeTable::recordReplacements).
+    std::vector<int> lost;
+    for (const std::string& r : splitList(ranks)) lost.push_back(std::atoi(r.c_str()));
+    const std::vector<std::string> was = splitList(table_.nodeMap());
+    for (int r : table_.recordReplacements(lost, splitList(tag(event, "nodes")))) {
+      spdlog::warn("run-through {}: rank {} replaced elsewhere while other ranks of {} run on; ftb-run's table keeps "
+                   "it on {} (a later relaunch puts it back there)",
+                   corr, r, was[static_cast<std::size_t>(r)], was[static_cast<std::size_t>(r)]);
     }
+    publishNodeStates(corr);  // a node handed over: the spare READY, the node INACTIVE
   }
   if (step == "computing") {
     ++process_failures_;

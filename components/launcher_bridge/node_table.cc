@@ -1,6 +1,7 @@
 #include "components/launcher_bridge/node_table.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -175,6 +176,42 @@ Status NodeTable::markSpare(std::string_view name) {
   if (!node->ranks.empty()) return failedPrecondition("node '" + node->name + "' still holds ranks");
   node->state = NodeState::kSpare;
   return {};
+}
+
+std::vector<int> NodeTable::recordReplacements(const std::vector<int>& ranks, const std::vector<std::string>& nodes) {
+  const std::vector<std::string> was = splitList(nodeMap());
+  std::map<std::string, std::vector<int>> moved;  // node -> its ranks now elsewhere
+  std::map<std::string, std::set<std::string>> targets;
+  for (std::size_t i = 0; i < ranks.size() && i < nodes.size(); ++i) {
+    const auto r = static_cast<std::size_t>(ranks[i]);
+    if (ranks[i] < 0 || r >= was.size() || was[r] == nodes[i]) continue;
+    moved[was[r]].push_back(ranks[i]);
+    targets[was[r]].insert(nodes[i]);
+  }
+  std::vector<int> kept;
+  for (const auto& [from, lost] : moved) {
+    const NodeInfo* target = targets[from].size() == 1 ? find(*targets[from].begin()) : nullptr;
+    const bool whole = lost.size() == find(from)->ranks.size() && target != nullptr && target->state == NodeState::kSpare;
+    if (!whole || !moveRanks(from, target->name).ok()) kept.insert(kept.end(), lost.begin(), lost.end());
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+std::vector<std::string> NodeTable::spareNames() const {
+  std::vector<std::string> out;
+  for (const auto& node : nodes_) {
+    if (node.state == NodeState::kSpare) out.push_back(node.name);
+  }
+  return out;
+}
+
+std::string NodeTable::hostListWithSpares() const {
+  std::size_t slots = 1;
+  for (const auto& node : nodes_) slots = std::max(slots, node.ranks.size());
+  std::string out = hostList();
+  for (const std::string& spare : spareNames()) out += "," + spare + ":" + std::to_string(slots);
+  return out;
 }
 
 namespace {

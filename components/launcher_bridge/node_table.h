@@ -58,11 +58,24 @@ class NodeTable {
   Status addSpare(const std::string& name);
   int spareCount() const;
 
+  // A run-through recovery spawned replacements: rank ranks[i] now runs on
+  // nodes[i]. A node whose every rank went to one SPARE hands its block over
+  // (as moveRanks: the spare READY, the node INACTIVE). Returns the ranks that
+  // went elsewhere and stay recorded on their node: a node's ranks move only
+  // all together, so that every block stays in rank order.
+  std::vector<int> recordReplacements(const std::vector<int>& ranks, const std::vector<std::string>& nodes);
+
   // mpirun's host list in rank order, "n1:2,n4:2,n3:2".
   // with_encoders: every node runs one process more, the first of its block
   // (its checkpoint encoder, FTBCKPT_ENCODER=node): "n1:3,n4:3,n3:3", and the
   // lists below name a node for every process, encoders included.
   std::string hostList(bool with_encoders = false) const;
+  // The same with every SPARE node appended, as many slots as the largest
+  // block, "n1:2,n4:2,n3:2,n5:2": after every rank's node, so no rank maps to
+  // them, yet in mpirun's allocation, where a run-through recovery may spawn
+  // replacements (their names in spareNames(), FTBCKPT_SPARE_NODES).
+  std::string hostListWithSpares() const;
+  std::vector<std::string> spareNames() const;
   // Host of each process, "0=n1,1=n1,...": what FTB_RANK_HOSTS tells the ranks.
   std::string rankHosts(bool with_encoders = false) const;
   // Host of each process in order, "n1,n1,n4,...": the runtime's FTBCKPT_NODE_MAP.

@@ -452,8 +452,8 @@ grep -aq 'FTB_RUN_THROUGH .*by=backplane .*corr=rt-ULFMSTALL-.*step=detected' "$
 echo "compute phase: every survivor left it on the dead rank's last will; run through, $stalled in $((SECONDS - t0)) s"
 
 # The same job under ftb-run --run-through (its mpirun enters the root:
-# mpirun_in_root.sh). No spares are handed to the runtime, so the replacement
-# runs where rank 3 ran; the "nodes" keep their /dev/shm across mpiruns
+# mpirun_in_root.sh). ftb-run hands the runtime its spare s0, but n3 is not
+# suspect, so the replacement runs where rank 3 ran; the "nodes" keep their /dev/shm across mpiruns
 # ($work/shm, as a real node's memory outlives a relaunch). ftb-run's output
 # (with mpirun's) in $work/$1.log; prints ftb-run's exit code.
 ftb_run_job() {

@@ -107,3 +107,29 @@ BOOST_AUTO_TEST_CASE(a_granted_node_joins_as_a_spare_and_is_used_by_the_next_mig
   BOOST_TEST_REQUIRE(t.moveRanks("n3", "n5").ok());
   BOOST_TEST(t.hostList() == "n1:2,n4:2,n5:2");
 }
+
+BOOST_AUTO_TEST_CASE(under_run_through_the_spares_join_the_allocation_after_the_ranks_nodes) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.hostListWithSpares() == "n1:2,n2:2,n3:2,n4:2");
+  BOOST_TEST(t.spareNames() == std::vector<std::string>{"n4"});
+  BOOST_TEST(t.moveRanks("n2", "n4").ok());
+  BOOST_TEST(t.hostListWithSpares() == "n1:2,n4:2,n3:2");  // none left
+}
+
+BOOST_AUTO_TEST_CASE(a_node_whose_every_rank_was_replaced_on_a_spare_hands_its_block_over) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.recordReplacements({2, 3}, {"n4", "n4"}).empty());
+  BOOST_TEST(t.hostList() == "n1:2,n4:2,n3:2");
+  BOOST_TEST((t.find("n2")->state == NodeState::kInactive));
+  BOOST_TEST((t.find("n4")->state == NodeState::kReady));
+}
+
+BOOST_AUTO_TEST_CASE(replacements_that_would_split_a_block_stay_recorded_on_their_node) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.recordReplacements({2}, {"n4"}) == std::vector<int>{2});        // n2's rank 3 runs on
+  BOOST_TEST(t.recordReplacements({2, 3}, {"n4", "n3"}) == (std::vector<int>{2, 3}));  // two places
+  BOOST_TEST(t.recordReplacements({2, 3}, {"n1", "n1"}) == (std::vector<int>{2, 3}));  // not a spare
+  BOOST_TEST(t.recordReplacements({2, 5}, {"n2", "n3"}).empty());  // in place
+  BOOST_TEST(t.hostList() == "n1:2,n2:2,n3:2");
+  BOOST_TEST((t.find("n4")->state == NodeState::kSpare));
+}
