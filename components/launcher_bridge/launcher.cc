@@ -303,8 +303,11 @@ void Launcher::handle(const Event& event) {
   if (event.event_space == options_.runtime_space) handleRuntime(event);
   // A lost agent is evidence, not proof, that its node died (an overloaded
   // agent misses heartbeats too): while the job runs it waits for the job's
-  // own exit to confirm it.
-  if (event.event_space == "FTB.AGENT" && job_.running()) {
+  // own exit to confirm it. A spare's moves no rank: it goes through the
+  // rules at once, so that the spare is no target any more.
+  const NodeInfo* node = table_.find(Policy::nodeOf(event));
+  const bool spare = node != nullptr && node->state == NodeState::kSpare;
+  if (event.event_space == "FTB.AGENT" && job_.running() && !spare) {
     spdlog::info("{} ({}): kept until the job exits", event.event_name, event.payload);
     agent_losses_.push_back(event);
     return;

@@ -54,6 +54,14 @@ std::optional<Decision> Policy::decide(const Event& event) {
   return out;
 }
 
+// A spare that fails or is lost is no target any more: it is drained.
+bool Policy::retireSpare(const NodeInfo* node, Decision& d) {
+  if (node == nullptr || node->state != NodeState::kSpare) return false;
+  (void)table_.markInactive(d.node);
+  d.action = Action::kDrain;
+  return true;
+}
+
 bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::string& why_not) {
   const NodeInfo* node = table_.find(d.node);
   switch (rule.action) {
@@ -86,12 +94,7 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
     }
     case Action::kMigrate: {
       if (node == nullptr || node->state != NodeState::kReady) {
-        if (node != nullptr && node->state == NodeState::kSpare) {
-          // A failing spare is no longer a migration target.
-          (void)table_.markInactive(d.node);
-          d.action = Action::kDrain;
-          return true;
-        }
+        if (retireSpare(node, d)) return true;
         why_not = "node '" + d.node + "' runs no ranks of this job";
         return false;
       }
@@ -110,6 +113,7 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
       return true;
     }
     case Action::kRelaunch: {
+      if (retireSpare(node, d)) return true;
       if (node == nullptr || node->ranks.empty()) {
         why_not = "node '" + d.node + "' runs no ranks of this job (already handled?)";
         return false;

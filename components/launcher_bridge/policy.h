@@ -53,6 +53,7 @@ class Policy {
  private:
   // Whether `rule` applies to this event; fills `d` when it does, else says why not.
   bool apply(const Rule& rule, const Event& event, Decision& d, std::string& why_not);
+  bool retireSpare(const NodeInfo* node, Decision& d);
   std::string newCorr();
 
   std::vector<Rule> rules_;

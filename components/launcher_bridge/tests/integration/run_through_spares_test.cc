@@ -4,7 +4,8 @@
 // node can be spawned there. When the runtime reports that it placed every
 // rank of a node on a spare, ftb-run's node table follows: the spare is READY,
 // the node INACTIVE, both told in FTB.NLA.<job>, so a later relaunch starts the
-// ranks where they now run.
+// ranks where they now run. A spare whose agent is lost while the job runs is
+// drained at once: no target any more.
 //
 // Real agent, ftb-run, mpirun (Debian 12's Open MPI) and stencil ranks; the
 // "nodes" are names on this machine. The run-through itself needs ULFM (Open
@@ -72,10 +73,10 @@ auto nodeState(const std::string& host, const std::string& state) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_its_block) {
+BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_its_block_and_a_lost_spare_is_retired) {
   FtbRunFixture run;
   ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.NLA.*|FTB.MPI.*");
-  const pid_t pid = run.start({"--job", kJob, "--nodes", "n0,n1", "--spares", "s0", "--ranks-per-node", "2",
+  const pid_t pid = run.start({"--job", kJob, "--nodes", "n0,n1", "--spares", "s0,s1", "--ranks-per-node", "2",
                                "--slurm", "off", "--run-through", "--run-through-deadline-ms", "60000", "--mpirun",
                                writeMpirunWrapper(run.dir.path()),
                                // 20 s at least: the recovery's steps arrive while the job runs.
@@ -85,8 +86,8 @@ BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_it
   BOOST_REQUIRE_MESSAGE(ftb::mpi_bridge::testing::awaitConnectedRanks(run.agent.ipcEndpoint(), kJob, 4),
                         "the ranks never connected:\n" << run.log("ftb-run.log"));
   const std::string args = run.log("mpirun.args");
-  BOOST_TEST(args.find("--host n0:2,n1:2,s0:2 ") != std::string::npos, args);
-  BOOST_TEST(args.find("FTBCKPT_SPARE_NODES=s0") != std::string::npos, args);
+  BOOST_TEST(args.find("--host n0:2,n1:2,s0:2,s1:2 ") != std::string::npos, args);
+  BOOST_TEST(args.find("FTBCKPT_SPARE_NODES=s0,s1") != std::string::npos, args);
 
   // What the runtime would publish after replacing n1's ranks 2 and 3 on s0.
   auto runtime = ftb::testing::connectOrFail(run.agent.ipcEndpoint(), "FTB.MPI.FTBCKPT", "fake-runtime");
@@ -99,6 +100,16 @@ BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_it
   BOOST_TEST(story.waitFor(nodeState("s0", "MIGRATION_READY"), 20s).has_value(), run.log("ftb-run.log"));
   BOOST_TEST(story.waitFor(nodeState("n1", "MIGRATION_INACTIVE"), 20s).has_value(), run.log("ftb-run.log"));
   BOOST_TEST(story.waitFor(named("FTB_JOB_STATE", "corr", kCorr), 20s).has_value(), "no 'running' under " << kCorr);
+
+  // What the tree would publish when s1's agent is lost: acted on while the job runs.
+  auto tree = ftb::testing::connectOrFail(run.agent.ipcEndpoint(), "FTB.AGENT", "fake-tree");
+  BOOST_REQUIRE(tree->declare({{"FTB_NODE_LOST", ftb::Severity::kError}}).ok());
+  BOOST_REQUIRE(tree->publish("FTB_NODE_LOST", "s1 by=silence",
+                              {{"node", "s1"}, {"by", "silence"}, {"jobs", ""}, {"corr", "node-s1-1"}})
+                    .ok());
+  auto drained = story.waitFor(named("FTB_DECISION", "node", "s1"), 20s);
+  BOOST_REQUIRE_MESSAGE(drained, "no decision on the lost spare:\n" << run.log("ftb-run.log"));
+  BOOST_TEST(tag(*drained, "action") == "drain");
 
   auto code = run.waitExit(pid, 120000);
   if (!code) kill(pid, SIGKILL);

@@ -230,3 +230,15 @@ BOOST_AUTO_TEST_CASE(a_request_carries_its_own_correlation_id) {
   BOOST_TEST((d->action == Action::kCheckpoint));
   BOOST_TEST(d->corr == "op-42");
 }
+
+BOOST_AUTO_TEST_CASE(a_lost_spare_stops_being_a_target) {
+  Fixture f;
+  auto d = f.policy.decide(nodeLost("n4"));
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kDrain));
+  BOOST_TEST((f.table.find("n4")->state == NodeState::kInactive));
+  // The next lost node has no spare to go to: its ranks join a neighbour's.
+  auto next = f.policy.decide(nodeLost("n3"));
+  BOOST_TEST((next->action == Action::kRelaunch));
+  BOOST_TEST(next->target == "n2");
+}
