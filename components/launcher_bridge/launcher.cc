@@ -478,11 +478,14 @@ void Launcher::holdForRunThrough(const Event& event) {
     publishNodeStates(corr);  // a node handed over: the spare READY, the node INACTIVE
   }
   if (step == "computing") {
-    ++process_failures_;
+    const bool false_alarm = ranks.empty();  // a lost agent whose ranks lived: nobody was replaced
+    if (!false_alarm) ++process_failures_;
     for (const std::string& r : splitList(ranks)) run_through_done_[std::atoi(r.c_str())] = publishTime(event);
     run_through_.reset();
     computing_ = true;
-    jobState("running", corr, " again: rank(s) " + ranks + " replaced within the run (" + tag(event, "ms") + " ms)");
+    jobState("running", corr,
+             false_alarm ? " again: nobody was lost (a false alarm), back at the last checkpoint (" + tag(event, "ms") + " ms)"
+                         : " again: rank(s) " + ranks + " replaced within the run (" + tag(event, "ms") + " ms)");
     // The run goes on, so no new environment tells the runtime: its "auto"
     // schedule takes the new totals from this event.
     (void)channel_.publish("FTB_FAILURES", "failures so far " + failuresText(),

@@ -102,7 +102,7 @@ Result<Request> parseRequest(const Event& event) {
 }
 
 Bridge::Bridge(const Config& config, int rank, std::string node, BridgeListeners listeners)
-    : rank_(rank), node_(std::move(node)), listeners_(listeners) {
+    : rank_(rank), node_(std::move(node)), job_id_(config.job_id), listeners_(listeners) {
   if (!config.agent) {
     error_ = "disabled by FTBCKPT_AGENT=0";
     return;
@@ -140,6 +140,13 @@ Bridge::Bridge(const Config& config, int rank, std::string node, BridgeListeners
                                 if (n.kind == Notification::Kind::kEvent) onPeerWill(n.event);
                               }});
   }
+  if (sub && listeners_.deaths != nullptr) {
+    // A node lost with its agent leaves no wills: the tree announces it once.
+    sub = client_->subscribe({.filter = "event_space=FTB.AGENT, event_name=FTB_NODE_LOST",
+                              .callback = [this](const Notification& n) {
+                                if (n.kind == Notification::Kind::kEvent) onNodeLost(n.event);
+                              }});
+  }
   if (sub && listeners_.nodes != nullptr) {
     // The launcher published its nodes' states at launch, before this rank
     // connected: the agent's history replays the newest (oldest first).
@@ -171,6 +178,12 @@ void Bridge::onPeerWill(const Event& will) {
   const std::string rank = tag("rank"), pid = tag("pid");
   if (rank.empty() || pid.empty()) return;  // a will of an older runtime: MPI will tell
   listeners_.deaths->announce(std::atoi(rank.c_str()), tag("node"), std::atol(pid.c_str()));
+}
+
+void Bridge::onNodeLost(const Event& lost) {
+  auto node = lost.tags.find("node"), job_ranks = lost.tags.find("job_ranks");
+  if (node == lost.tags.end() || job_ranks == lost.tags.end()) return;
+  listeners_.deaths->announceNode(node->second, ranksOfJob(job_ranks->second, job_id_));
 }
 
 Bridge::~Bridge() {

@@ -50,7 +50,7 @@ struct Request {
 // What the bridge tells the runtime as it hears it, on the SDK thread. Each may
 // be null; each must outlive the bridge.
 struct BridgeListeners {
-  PeerDeaths* deaths = nullptr;  // the last wills of this job's other ranks
+  PeerDeaths* deaths = nullptr;  // the last wills of this job's other ranks, and lost nodes
   NodeStates* nodes = nullptr;   // FTB_NLA_STATE of the job's launcher, the newest replayed at connect
 };
 
@@ -74,6 +74,7 @@ class Bridge {
  private:
   void onNotification(const Notification& n);
   void onPeerWill(const Event& will);
+  void onNodeLost(const Event& lost);
   void terminate(const Request& request);
 
   std::unique_ptr<Client> client_;
@@ -84,6 +85,7 @@ class Bridge {
   int rank_;
   std::string node_;
   std::string attempt_;  // FTB_RESTART_ATTEMPT: wills of other attempts are not ours
+  std::string job_id_;
   BridgeListeners listeners_;
 };
 

@@ -8,8 +8,14 @@
 // and the next learn() every announcement is ignored, as the table is about to
 // change; MPI's own detection still covers deaths in that window.
 //
+// A node lost with its agent (power, kernel, network) leaves no wills: the
+// tree announces the node instead (FTB_NODE_LOST, naming the ranks of each job
+// its agent served, docs/RECOVERY_EVENTS.md, "A lost node"). It counts if one
+// of the named ranks is a peer's current process on that node, unless this
+// rank runs there itself: then only the agent died, and the node lives.
+//
 // No MPI here: the runtime gathers the table and calls learn(); the bridge
-// calls announce() from the SDK thread. Thread-safe.
+// calls announce() and announceNode() from the SDK thread. Thread-safe.
 #pragma once
 
 #include <functional>
@@ -24,6 +30,10 @@ struct PeerProcess {
   long pid = 0;
 };
 
+// The ranks of `job` in an FTB_NODE_LOST's `job_ranks` ("J1:1,3;J2:"); none
+// if the job is not named or its list is malformed.
+std::vector<int> ranksOfJob(const std::string& job_ranks, const std::string& job);
+
 class PeerDeaths {
  public:
   // `on_death` runs on the announcing thread, once per counted announcement.
@@ -36,6 +46,9 @@ class PeerDeaths {
   // A will said rank `rank`, process `pid` on `node`, died. True (and
   // on_death called) if that is a peer's current process.
   bool announce(int rank, const std::string& node, long pid);
+  // The tree said `node` was lost with `ranks` of this job on it. True (and
+  // on_death called with the first such peer) if that counts, as above.
+  bool announceNode(const std::string& node, const std::vector<int>& ranks);
 
  private:
   std::function<void(int)> on_death_;

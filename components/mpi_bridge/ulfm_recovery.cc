@@ -72,7 +72,7 @@ void onMpiError(MPI_Comm* comm, int* code, ...) {
 }
 
 const char* className(int cls) {
-  return cls == kNoticedByBackplane            ? "FTB_MPI_PROCS_DEAD from the backplane"
+  return cls == kNoticedByBackplane            ? "a death the backplane announced"
          : cls == MPIX_ERR_PROC_FAILED         ? "MPIX_ERR_PROC_FAILED"
          : cls == MPIX_ERR_PROC_FAILED_PENDING ? "MPIX_ERR_PROC_FAILED_PENDING"
          : cls == MPIX_ERR_REVOKED             ? "MPIX_ERR_REVOKED"
@@ -236,8 +236,18 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   config.corr_id = corr_;
   rank_ = job.rank;
   publishStep(bridge, "detected", {{"by", detected_by_}});
-  publishStep(bridge, "shrunk");
-  if (lost.empty()) return internalError("a failure was reported but no rank is missing from the shrunk communicator");
+  publishStep(bridge, "shrunk", lost.empty() ? Tags{{"false_alarm", "1"}} : Tags{});
+  if (lost.empty()) {
+    // A false alarm: the backplane announced a node lost whose ranks all live
+    // (only its agent died). Every rank came to the shrink, so the job goes on
+    // on the shrunk communicator (the same ranks in the same order), back at
+    // its newest checkpoint as after any run-through: the revoke interrupted
+    // whatever the application was exchanging.
+    g_failed = false;
+    g_first_class = MPI_SUCCESS;
+    watch(shrunk);
+    return shrunk;
+  }
 
   // Where the replacements run (replacement_placement.h): in place unless the
   // lost rank's node is suspect. Rank 0 decides from what it heard of the

@@ -21,7 +21,8 @@
  * calls, polling ftbckpt_interrupted() each millisecond: a rank caught there
  * when a peer dies leaves it and goes to ftbckpt_loop (the run-through
  * recovery redoes the work since the newest checkpoint). It says which way
- * the phase ended.
+ * the phase ended. --stall-except R: rank R does not stall; it goes on to its
+ * next exchange and waits there in MPI.
  * --hang-at N [--hang-rank R]: at iteration N, rank R (1) hangs for good in
  * its own code (a busy loop, no MPI, no ftbckpt calls) unless it restored a
  * checkpoint: for the runtime's watchdog (FTB_MPI_RANK_HUNG) and ftb-run's
@@ -39,7 +40,8 @@
 #include "components/mpi_bridge/ftbckpt.h"
 
 struct options {
-  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms, hang_at, hang_rank;
+  int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms, stall_except, hang_at,
+      hang_rank;
   const char* crash_node;
 };
 
@@ -53,6 +55,7 @@ static int parse(int argc, char** argv, struct options* o) {
   o->crash_node = NULL;
   o->crash_once = 0;
   o->stall_at = -1;
+  o->stall_except = -1;
   o->stall_ms = 60000;
   o->hang_at = -1;
   o->hang_rank = 1;
@@ -75,11 +78,12 @@ static int parse(int argc, char** argv, struct options* o) {
     else if (!strcmp(a, "--crash-node")) o->crash_node = v;
     else if (!strcmp(a, "--iteration-ms")) o->iteration_ms = atoi(v);
     else if (!strcmp(a, "--stall-at")) o->stall_at = atoi(v);
+    else if (!strcmp(a, "--stall-except")) o->stall_except = atoi(v);
     else if (!strcmp(a, "--stall-ms")) o->stall_ms = atoi(v);
     else if (!strcmp(a, "--hang-at")) o->hang_at = atoi(v);
     else if (!strcmp(a, "--hang-rank")) o->hang_rank = atoi(v);
     else {
-      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms --hang-at --hang-rank)\n", a);
+      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms --stall-except --hang-at --hang-rank)\n", a);
       return 0;
     }
   }
@@ -181,7 +185,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "stencil: rank %d hangs at iteration %d\n", rank, it);
       hang_forever();
     }
-    if (it == o.stall_at && !restarted && !stalled) {
+    if (it == o.stall_at && !restarted && !stalled && rank != o.stall_except) {
       stalled = 1;
       fprintf(stderr, "stencil: rank %d computes for up to %d ms at iteration %d\n", rank, o.stall_ms, it);
       if (compute_phase(o.stall_ms)) {

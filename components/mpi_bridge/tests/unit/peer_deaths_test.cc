@@ -59,3 +59,34 @@ BOOST_AUTO_TEST_CASE(one_repair_per_table_and_none_while_repairing) {
   BOOST_CHECK(r.table.announce(3, "s0", 200));
   BOOST_CHECK((r.deaths == std::vector<int>{3, 3}));
 }
+
+BOOST_AUTO_TEST_CASE(a_lost_node_counts_if_a_named_rank_runs_there_now) {
+  Recorded r;
+  r.table.learn(fourRanks(), 0);
+  BOOST_CHECK(!r.table.announceNode("n3", {2}));     // rank 2 runs on n2
+  BOOST_CHECK(!r.table.announceNode("n9", {3}));     // rank 3 does not run on n9
+  BOOST_CHECK(!r.table.announceNode("n3", {7, -1}));  // no such ranks
+  BOOST_CHECK(r.deaths.empty());
+  BOOST_CHECK(r.table.announceNode("n3", {3}));
+  BOOST_CHECK(r.deaths == std::vector<int>{3});
+  BOOST_CHECK(!r.table.announceNode("n2", {2}));  // one repair per table
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_node_this_rank_runs_on_is_only_a_lost_agent) {
+  Recorded r;
+  auto peers = fourRanks();
+  peers[1].node = "n0";  // ranks 0 and 1 share n0
+  r.table.learn(peers, 0);
+  BOOST_CHECK(!r.table.announceNode("n0", {0, 1}));
+  BOOST_CHECK(r.deaths.empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_ranks_of_a_job_are_read_from_job_ranks) {
+  using ftb::mpi_bridge::ranksOfJob;
+  BOOST_CHECK((ranksOfJob("J:1,3;J8:", "J") == std::vector<int>{1, 3}));
+  BOOST_CHECK(ranksOfJob("J:1,3;J8:", "J8").empty());
+  BOOST_CHECK(ranksOfJob("J8:4", "J").empty());  // a prefix is not the job
+  BOOST_CHECK((ranksOfJob("J8:4;J:0", "J") == std::vector<int>{0}));
+  BOOST_CHECK(ranksOfJob("J:1,x", "J").empty());
+  BOOST_CHECK(ranksOfJob("", "J").empty());
+}
