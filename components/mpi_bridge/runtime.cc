@@ -156,6 +156,7 @@ class RuntimeImpl : public Runtime {
                  {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
                  {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
     reprotect(*r, tags);
+    restorer_.reset();  // unmaps this rank's file of the restored checkpoint
     bridge_->publish("FTB_RESTART_DONE", tags, "rank restored");
     return r;
   }
@@ -181,7 +182,6 @@ class RuntimeImpl : public Runtime {
       if (!lost_any || !groupLostMembers(plan_, job_)) return;
       const auto begin = Clock::now();
       auto w = reprotector_.rewrite(job_, plan_, restorer_.restoredFile(), buffers_);
-      restorer_.reset();  // unmaps this rank's file of the checkpoint
       if (!w) {
         reprotectFailed(levelName(plan_.level), w.status(), tags);
         return;
