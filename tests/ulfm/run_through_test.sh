@@ -324,6 +324,10 @@ for placement in "${placements[@]}"; do
     done
     [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 30 s"; }
     echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost: rebuilt=$lost_rebuilt)"
+    if [[ -n "$bench" ]]; then  # what making the checkpoint whole again cost the lost rank's group
+      done_line=$(grep -a "FTB_RESTART_DONE .*corr=$corr .*rank=$lost " "$work/events.log" | head -1)
+      echo "BENCH ULFM re-protection $round/$rounds ($ranks ranks, $where): $(grep -o 'protect_scope=[a-z]*' <<<"$done_line") $(grep -o 'protect_seconds=[0-9.]*' <<<"$done_line") s"
+    fi
     echo "run-through $round/$rounds ($ranks ranks, $where): $crashed in $((SECONDS - t0)) s, bit-exact, one mpirun"
   done
 done
