@@ -18,8 +18,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 
 #include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "components/mpi_bridge/testing/connected_ranks.h"
@@ -29,6 +27,7 @@
 using namespace std::chrono_literals;
 using ftb::Event;
 using ftb::launcher::testing::FtbRunFixture;
+using ftb::launcher::testing::named;
 using ftb::launcher::testing::tag;
 using ftb::testing::runfile;
 
@@ -37,31 +36,13 @@ namespace {
 constexpr char kJob[] = "ADOPTRT";
 constexpr char kCorr[] = "rt-ADOPTRT-1-r1";
 
-// mpirun without --with-ft and its value.
-std::string writeMpirunWrapper(const std::string& dir) {
-  const std::string path = dir + "/mpirun-without-ft";
-  std::ofstream(path) << "#!/bin/bash\n"
-                         "args=()\n"
-                         "while [ $# -gt 0 ]; do\n"
-                         "  if [ \"$1\" = --with-ft ]; then shift 2; continue; fi\n"
-                         "  args+=(\"$1\"); shift\n"
-                         "done\n"
-                         "exec mpirun \"${args[@]}\"\n";
-  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-  return path;
-}
-
-auto named(const std::string& name, const std::string& key = "", const std::string& value = "") {
-  return [=](const Event& e) { return e.event_name == name && (key.empty() || tag(e, key) == value); };
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(an_adopter_holds_on_to_a_run_through_and_catches_up_on_what_it_missed) {
   FtbRunFixture run;
   ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.MPI.*");
   const pid_t first = run.start({"--job", kJob, "--nodes", "localhost", "--ranks-per-node", "2", "--run-through",
-                                 "--run-through-deadline-ms", "60000", "--mpirun", writeMpirunWrapper(run.dir.path()),
+                                 "--run-through-deadline-ms", "60000", "--mpirun", run.writeRunThroughMpirun(),
                                  // 20 s at least: the kill and the adoption happen while the job runs.
                                  "--", runfile("components/mpi_bridge/examples/stencil"), "--iterations", "1000",
                                  "--iteration-ms", "20"},

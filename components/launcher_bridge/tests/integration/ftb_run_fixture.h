@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,11 +25,19 @@ class FtbRunFixture {
   // Its exit code, or nothing if it still runs after `timeout_ms`.
   std::optional<int> waitExit(pid_t pid, int timeout_ms) const;
   std::string log(const std::string& name) const;  // the text of <dir>/<name>
+  // mpirun for ftb-run --run-through on Debian 12's Open MPI (no ULFM): drops
+  // `--with-ft` and its value, puts every named host on localhost with their
+  // slots summed, and appends its arguments and FTBCKPT_SPARE_NODES to
+  // <dir>/mpirun.args. Returns its path.
+  std::string writeRunThroughMpirun() const;
 
   ftb::testing::AgentProcess agent;
   ftb::testing::TempDir dir;
 };
 
 std::string tag(const Event& event, const std::string& key);  // "" when absent
+// An event named `name` and, if `key` is given, with that tag's `value`.
+std::function<bool(const Event&)> named(const std::string& name, const std::string& key = "",
+                                        const std::string& value = "");
 
 }  // namespace ftb::launcher::testing

@@ -18,8 +18,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 
 #include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "components/mpi_bridge/testing/connected_ranks.h"
@@ -29,6 +27,7 @@
 using namespace std::chrono_literals;
 using ftb::Event;
 using ftb::launcher::testing::FtbRunFixture;
+using ftb::launcher::testing::named;
 using ftb::launcher::testing::tag;
 using ftb::testing::runfile;
 
@@ -36,33 +35,6 @@ namespace {
 
 constexpr char kJob[] = "RTSPARE";
 constexpr char kCorr[] = "rt-RTSPARE-1-r2.3";
-
-// mpirun on localhost with the slots of every named host, without --with-ft;
-// its arguments and FTBCKPT_SPARE_NODES appended to <dir>/mpirun.args.
-std::string writeMpirunWrapper(const std::string& dir) {
-  const std::string path = dir + "/mpirun-on-localhost";
-  std::ofstream(path) << "#!/bin/bash\n"
-                         "echo \"$* FTBCKPT_SPARE_NODES=${FTBCKPT_SPARE_NODES-}\" >>'" + dir + "/mpirun.args'\n"
-                         "args=()\n"
-                         "while [ $# -gt 0 ]; do\n"
-                         "  case \"$1\" in\n"
-                         "    --with-ft) shift 2 ;;\n"
-                         "    --host)\n"
-                         "      slots=0\n"
-                         "      IFS=, read -ra hosts <<<\"$2\"\n"
-                         "      for h in \"${hosts[@]}\"; do slots=$((slots + ${h##*:})); done\n"
-                         "      args+=(--host \"localhost:$slots\"); shift 2 ;;\n"
-                         "    *) args+=(\"$1\"); shift ;;\n"
-                         "  esac\n"
-                         "done\n"
-                         "exec mpirun \"${args[@]}\"\n";
-  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-  return path;
-}
-
-auto named(const std::string& name, const std::string& key = "", const std::string& value = "") {
-  return [=](const Event& e) { return e.event_name == name && (key.empty() || tag(e, key) == value); };
-}
 
 auto nodeState(const std::string& host, const std::string& state) {
   return [=](const Event& e) {
@@ -78,7 +50,7 @@ BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_it
   ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.NLA.*|FTB.MPI.*");
   const pid_t pid = run.start({"--job", kJob, "--nodes", "n0,n1", "--spares", "s0,s1", "--ranks-per-node", "2",
                                "--slurm", "off", "--run-through", "--run-through-deadline-ms", "60000", "--mpirun",
-                               writeMpirunWrapper(run.dir.path()),
+                               run.writeRunThroughMpirun(),
                                // 20 s at least: the recovery's steps arrive while the job runs.
                                "--", runfile("components/mpi_bridge/examples/stencil"), "--iterations", "1000",
                                "--iteration-ms", "20"},
