@@ -106,6 +106,21 @@ static int compute_phase(int ms) {
   return 0;
 }
 
+/* Row 1 goes up and row ny down; rows 0 and ny+1 come from up and down.
+ * Nonblocking rather than two MPI_Sendrecv: Open MPI 5.0.7's MPI_Sendrecv
+ * segfaults on a revoked communicator when its source is MPI_PROC_NULL (an
+ * edge rank's), where these calls return MPIX_ERR_REVOKED. */
+static int exchange_halos(double* grid, int w, int ny, int up, int down, MPI_Comm comm) {
+  MPI_Request req[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  int rc = MPI_Irecv(&grid[(ny + 1) * w], w, MPI_DOUBLE, down, 0, comm, &req[0]);
+  if (rc == MPI_SUCCESS) rc = MPI_Irecv(&grid[0], w, MPI_DOUBLE, up, 1, comm, &req[1]);
+  if (rc == MPI_SUCCESS) rc = MPI_Isend(&grid[1 * w], w, MPI_DOUBLE, up, 0, comm, &req[2]);
+  if (rc == MPI_SUCCESS) rc = MPI_Isend(&grid[ny * w], w, MPI_DOUBLE, down, 1, comm, &req[3]);
+  /* Every posted request completes (in error on a revoked communicator). */
+  const int wait_rc = MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+  return rc != MPI_SUCCESS ? rc : wait_rc;
+}
+
 /* A hang in the application's own code: busy forever, no MPI, no ftbckpt. */
 static void hang_forever(void) {
   volatile unsigned long spins = 0;
@@ -195,10 +210,11 @@ int main(int argc, char** argv) {
       fprintf(stderr, "stencil: rank %d: compute phase at iteration %d ran its full %d ms, never interrupted\n", rank,
               it, o.stall_ms);
     }
-    MPI_Sendrecv(&cur[1 * w], w, MPI_DOUBLE, up, 0, &cur[(o.ny + 1) * w], w, MPI_DOUBLE, down, 0, comm,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&cur[o.ny * w], w, MPI_DOUBLE, down, 1, &cur[0], w, MPI_DOUBLE, up, 1, comm,
-                 MPI_STATUS_IGNORE);
+    if ((rc = exchange_halos(cur, w, o.ny, up, down, comm)) != MPI_SUCCESS) {
+      /* A peer died or left for the repair (ULFM): ftbckpt_loop repairs and restores. */
+      if (ftbckpt_interrupted()) continue;
+      die("the halo exchange", rc);
+    }
     if (rank == 0) {
       for (int x = 0; x < w; ++x) cur[x] = 1.0;
     }
