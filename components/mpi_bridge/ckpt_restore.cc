@@ -175,8 +175,10 @@ Result<RestartReport> CheckpointRestorer::restoreFromMemory(const RestorePlan& p
   const auto& members = groups.members[groups.group_of[job_.rank]];
   const int g = static_cast<int>(members.size());
   const int pos = groups.position[job_.rank];
-  MPI_Comm comm;
-  MPI_Comm_split(job_.comm, groups.group_of[job_.rank], pos, &comm);
+  MPI_Comm comm = MPI_COMM_NULL;
+  if (int rc = MPI_Comm_split(job_.comm, groups.group_of[job_.rank], pos, &comm); rc != MPI_SUCCESS) {
+    return mpiStatus(rc, "splitting the job into the checkpoint's groups");  // a rank died: no communicator to free
+  }
   UlfmRecovery::revokeWith(comm);
   struct FreeComm {
     MPI_Comm* c;

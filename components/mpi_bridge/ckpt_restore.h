@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "components/mpi_bridge/blob.h"
@@ -56,8 +57,8 @@ class CheckpointRestorer {
   // the job's history.
   Result<RestartReport> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
   // After a successful restore from memory: this rank's file of the restored
-  // checkpoint (nullptr if it had none), mapped until reset().
-  const FoundFile* restoredFile() const { return restored_ ? &*restored_ : nullptr; }
+  // checkpoint (none if it had none), handed over: mapped while the caller keeps it.
+  std::optional<FoundFile> takeRestoredFile() { return std::exchange(restored_, std::nullopt); }
   // Forgets what an earlier plan() found, for a plan on a new communicator.
   void reset() {
     found_.clear();

@@ -5,6 +5,7 @@
 #include <future>
 
 #include "components/mpi_bridge/checksum.h"
+#include "components/mpi_bridge/fault_injection.h"
 #include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace ftb::mpi_bridge {
@@ -25,6 +26,7 @@ Result<WriteReport> CheckpointWriter::write(int64_t ckpt_id, int64_t iteration, 
   if (auto s = finishPending(); !s.ok()) return s;
   auto pending = prepare(ckpt_id, iteration, level, buffers, leaving_node);
   if (!pending) return pending.status();
+  dieIfInjected(job_.config.fault, FaultPoint::kCheckpoint, job_.rank, ckpt_id);
   const bool exchange = level == Level::kL2 || pending->code.m > 0;
   if (node_encoder_ && level != Level::kL1 && level != Level::kL5) {
     // Every rank hands off (even one whose group has nothing to exchange): the
@@ -71,6 +73,13 @@ Status CheckpointWriter::finishPending() {
   return s;
 }
 
+void CheckpointWriter::startInBackground(int64_t ckpt_id, std::function<Status(MPI_Comm group_comm)> group_part) {
+  pending_id_ = ckpt_id;
+  pending_result_ = std::async(std::launch::async, [part = std::move(group_part), comm = async_group_comm_] {
+    return part(comm);
+  });
+}
+
 bool CheckpointWriter::backgroundBusy() {
   if (node_encoder_ && node_encoder_->busy()) return !node_encoder_->answered();
   return pending_result_.valid() && pending_result_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
@@ -83,8 +92,13 @@ void CheckpointWriter::enableAsync() {
     UlfmRecovery::forget(async_comm_);
     UlfmRecovery::forget(async_group_comm_);
   }
-  MPI_Comm_dup(job_.comm, &async_comm_);
-  MPI_Comm_dup(job_.group_comm, &async_group_comm_);
+  // A failed duplicate (a rank died meanwhile: the next loop repairs) leaves
+  // the checkpoints synchronous until the repair calls this again.
+  if (MPI_Comm_dup(job_.comm, &async_comm_) != MPI_SUCCESS ||
+      MPI_Comm_dup(job_.group_comm, &async_group_comm_) != MPI_SUCCESS) {
+    async_comm_ = async_group_comm_ = MPI_COMM_NULL;
+    return;
+  }
   UlfmRecovery::revokeWith(async_comm_);
   UlfmRecovery::revokeWith(async_group_comm_);
 }
@@ -115,7 +129,7 @@ Result<PendingWrite> CheckpointWriter::prepare(int64_t ckpt_id, int64_t iteratio
   // Blob sizes of the group decide the symbol size.
   uint64_t my_bytes = blobBytes(buffers);
   meta.blob_bytes.resize(g);
-  std::vector<MPI_Request> gather(1);
+  std::vector<MPI_Request> gather(1, MPI_REQUEST_NULL);
   MPI_Iallgather(&my_bytes, 1, MPI_UINT64_T, meta.blob_bytes.data(), 1, MPI_UINT64_T, job_.group_comm, gather.data());
   if (int rc = waitAll(gather); rc != MPI_SUCCESS) return mpiStatus(rc, "gathering the group's blob sizes");
   uint64_t max_bytes = 0;

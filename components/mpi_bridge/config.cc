@@ -163,6 +163,12 @@ Result<Config> configFromEnvironment() {
     if (*f < 1) return invalidArgument(std::string("FTBCKPT_HANG_FACTOR=") + v + " must be at least 1");
     c.hang_factor = *f;
   }
+  if (const char* v = env("FTBCKPT_FAULT")) {
+    const char* once = env("FTBCKPT_FAULT_ONCE");
+    auto fault = parseFaultInjection(v, once ? once : "");
+    if (!fault) return fault.status();
+    c.fault = std::move(*fault);
+  }
   if (const char* v = env("FTBCKPT_ENCODER")) {
     const std::string encoder = v;
     if (encoder != "rank" && encoder != "node") {

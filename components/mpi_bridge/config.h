@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "client/status.h"
+#include "components/mpi_bridge/fault_injection.h"
 
 namespace ftb::mpi_bridge {
 
@@ -43,6 +44,7 @@ struct Config {
   bool hang_watch = true;         // FTBCKPT_HANG_WATCH=0: no watchdog thread (hang_watch.h)
   int hang_floor_ms = 1000;       // FTBCKPT_HANG_FLOOR_MS: a stall shorter than this is never announced
   double hang_factor = 3;         // FTBCKPT_HANG_FACTOR (>= 1): stalled past this many longest compute phases
+  FaultInjection fault;           // FTBCKPT_FAULT, FTBCKPT_FAULT_ONCE: tests only (fault_injection.h)
 };
 
 // Reads and validates the environment; the message names the bad variable.

@@ -80,7 +80,7 @@ Status GroupEncoder::encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g,
       int c = mine[p];
       for (int t = 0; t < k; ++t) {
         uint8_t* dst = recv_.data() + (ci % kStages) * stage_bytes + (static_cast<std::size_t>(p) * k + t) * kPipelineChunk;
-        rq.emplace_back();
+        rq.push_back(MPI_REQUEST_NULL);
         MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, (c + t) % g, c, comm, &rq.back());
       }
     }
@@ -92,7 +92,7 @@ Status GroupEncoder::encodeParity(CkptMeta& meta, uint8_t* file, int pos, int g,
       for (int t = 0; t < k; ++t) {  // my segment t goes to the parity holders of codeword pos - t
         int c = (pos - t + g) % g;
         for (int u = k; u < g; ++u) {
-          send_reqs.emplace_back();
+          send_reqs.push_back(MPI_REQUEST_NULL);
           MPI_Isend(own + t * seg + off, static_cast<int>(len), MPI_BYTE, (c + u) % g, c, comm, &send_reqs.back());
         }
       }

@@ -118,12 +118,12 @@ Status serveRebuild(const uint8_t* file, const CkptMeta& meta, int pos, int j, G
     for (std::size_t d = 0; d < decodes.size(); ++d) {
       for (int s = 0; s < k; ++s) {
         if (decodes[d].own[s]) continue;
-        recvs.emplace_back();
+        recvs.push_back(MPI_REQUEST_NULL);
         MPI_Irecv(stage(d, s), n, MPI_BYTE, decodes[d].from[s], kTagSymbols + decodes[d].t, comm, &recvs.back());
       }
     }
     for (const auto& o : outgoing) {
-      sends.emplace_back();
+      sends.push_back(MPI_REQUEST_NULL);
       MPI_Isend(o.data + off, n, MPI_BYTE, o.to, o.tag, comm, &sends.back());
     }
     if (int rc = waitAll(recvs); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving symbols to decode");
@@ -144,7 +144,7 @@ Status serveRebuild(const uint8_t* file, const CkptMeta& meta, int pos, int j, G
         if (auto st = codec.rebuild(k, code.m, len, symbols.data(), t, out); !st.ok()) return st;
         result = out;
       }
-      slot_results.emplace_back();
+      slot_results.push_back(MPI_REQUEST_NULL);
       MPI_Isend(result, n, MPI_BYTE, j, kTagDecoded + t, comm, &slot_results.back());
     }
     if ((ci + 1) % kSendsAhead == 0) {
@@ -170,7 +170,7 @@ Status receiveDecoded(RebuiltBlob& out, std::size_t seg, GroupCode code, const R
     auto& rq = reqs[ci % kStages];
     rq.clear();
     for (int t = 0; t < code.k; ++t) {
-      rq.emplace_back();
+      rq.push_back(MPI_REQUEST_NULL);
       MPI_Irecv(out.data.data() + t * seg + off, static_cast<int>(len), MPI_BYTE, plan.decoder[t], kTagDecoded + t,
                 comm, &rq.back());
     }
@@ -200,7 +200,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
     if (pos == j) {
       // seg, k, m, then the blob size and checksum the group recorded for me.
       uint64_t head[5];
-      std::vector<MPI_Request> rq(1);
+      std::vector<MPI_Request> rq(1, MPI_REQUEST_NULL);
       MPI_Irecv(head, 5, MPI_UINT64_T, first, kTagHead, comm, rq.data());
       if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiStatus(rc, "receiving the rebuild header");
       if (static_cast<int>(head[1]) != code.k || static_cast<int>(head[2]) != code.m) {
@@ -216,7 +216,7 @@ Result<std::optional<RebuiltBlob>> rebuildLostMembers(const uint8_t* file, const
       if (pos == first) {
         uint64_t head[5] = {meta->seg_bytes, static_cast<uint64_t>(meta->k), static_cast<uint64_t>(meta->m),
                             meta->blob_bytes[j], meta->blob_crc[j]};
-        std::vector<MPI_Request> rq(1);
+        std::vector<MPI_Request> rq(1, MPI_REQUEST_NULL);
         MPI_Isend(head, 5, MPI_UINT64_T, j, kTagHead, comm, rq.data());
         if (int rc = waitAll(rq); rc != MPI_SUCCESS) return mpiStatus(rc, "sending the rebuild header");
       }

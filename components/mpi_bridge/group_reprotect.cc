@@ -24,18 +24,19 @@ bool groupLostMembers(const RestorePlan& plan, const Job& job) {
   return std::any_of(members.begin(), members.end(), [&](int r) { return !plan.present[r]; });
 }
 
-Result<WriteReport> GroupReprotector::rewrite(const Job& job, const RestorePlan& plan, const FoundFile* own,
-                                              const std::vector<Protected>& buffers) {
+Result<PendingRewrite> GroupReprotector::begin(const Job& job, const RestorePlan& plan, std::optional<FoundFile> own,
+                                               const std::vector<Protected>& buffers) {
   const auto& members = myMembers(job);
   const int g = static_cast<int>(members.size());
   const int pos = job.groups.position[job.rank];
-  std::vector<bool> lost(g);
-  for (int p = 0; p < g; ++p) lost[p] = !plan.present[members[p]];
+  PendingRewrite p;
+  p.lost.resize(g);
+  for (int i = 0; i < g; ++i) p.lost[i] = !plan.present[members[i]];
   const MPI_Comm comm = job.group_comm;
   const std::string ckpt = "checkpoint " + std::to_string(plan.ckpt_id);
 
   // The group's meta as its files have it; a lost member builds its own.
-  CkptMeta meta;
+  CkptMeta& meta = p.meta;
   if (own) {
     meta = own->meta;
   } else {
@@ -52,25 +53,23 @@ Result<WriteReport> GroupReprotector::rewrite(const Job& job, const RestorePlan&
 
   // Every member's blob size and checksum as its data has them now: a lost
   // member's restored blob must be the one the others' parity was made of.
-  uint64_t my_bytes = own ? own->meta.sections[0].length : blobBytes(buffers);
+  p.bytes = own ? own->meta.sections[0].length : blobBytes(buffers);
   std::vector<uint64_t> bytes(g);
-  if (int rc = MPI_Allgather(&my_bytes, 1, MPI_UINT64_T, bytes.data(), 1, MPI_UINT64_T, comm); rc != MPI_SUCCESS) {
+  if (int rc = MPI_Allgather(&p.bytes, 1, MPI_UINT64_T, bytes.data(), 1, MPI_UINT64_T, comm); rc != MPI_SUCCESS) {
     return mpiStatus(rc, "gathering the group's blob sizes");
   }
   Status local;
-  std::optional<ShmSegment> file;
-  FileLayout layout;
   if (own) {
     if (bytes != meta.blob_bytes) local = failedPrecondition("the group's blob sizes differ from " + ckpt + "'s");
   } else {
     meta.blob_bytes = bytes;
     const uint64_t max_bytes = *std::max_element(bytes.begin(), bytes.end());
     if (meta.k > 0) meta.seg_bytes = alignUp((max_bytes + meta.k - 1) / meta.k, kSectionAlign);
-    layout = layOutSections(meta, job.size, pos, plan.level == Level::kL2 && g >= 2);
-    auto created = ShmSegment::create(job.shmName(static_cast<int>(plan.ckpt_id % 2)), layout.total);
+    p.layout = layOutSections(meta, job.size, pos, plan.level == Level::kL2 && g >= 2);
+    auto created = ShmSegment::create(job.shmName(static_cast<int>(plan.ckpt_id % 2)), p.layout.total);
     if (created) {
-      file.emplace(std::move(*created));
-      meta.sections[0].crc = startFile(file->data(), meta, buffers);
+      p.file.emplace(std::move(*created));
+      meta.sections[0].crc = startFile(p.file->data(), meta, buffers);
     } else {
       local = created.status();
     }
@@ -84,20 +83,28 @@ Result<WriteReport> GroupReprotector::rewrite(const Job& job, const RestorePlan&
     local = failedPrecondition("the group's restored data differs from " + ckpt + "'s (checksums)");
   }
   if (!own) meta.blob_crc = crcs;
-  auto fail = [&](const Status& mine, const std::string& elsewhere) -> Status {
-    if (file) ShmSegment::remove(file->name());
-    return mine.ok() ? internalError(elsewhere) : mine;
-  };
-  if (!allAgree(local.ok(), comm)) return fail(local, "another member of the group could not rewrite its " + ckpt);
+  if (!allAgree(local.ok(), comm)) {
+    if (p.file) ShmSegment::remove(p.file->name());
+    return local.ok() ? internalError("another member of the group could not rewrite its " + ckpt) : local;
+  }
+  p.own = std::move(own);
+  return p;
+}
 
-  const uint8_t* own_data = own ? own->file.data() + meta.sections[0].offset : file->data() + meta.sections[0].offset;
-  local = exchange(job, meta, lost, own_data, file ? file->data() : nullptr);
-  if (local.ok() && file) local = sealFile(meta, file->data(), layout);
-  if (!allAgree(local.ok(), comm)) return fail(local, ckpt + " could not be rewritten elsewhere in the group");
-
+Result<WriteReport> GroupReprotector::finish(const Job& job, PendingRewrite& p, MPI_Comm group_comm) {
+  CkptMeta& meta = p.meta;
+  const uint8_t* own_data = (p.own ? p.own->file.data() : p.file->data()) + meta.sections[0].offset;
+  Status local = exchange(job, group_comm, meta, p.lost, own_data, p.file ? p.file->data() : nullptr);
+  if (local.ok() && p.file) local = sealFile(meta, p.file->data(), p.layout);
+  if (!allAgree(local.ok(), group_comm)) {
+    if (p.file) ShmSegment::remove(p.file->name());
+    return local.ok()
+               ? internalError("checkpoint " + std::to_string(meta.ckpt_id) + " could not be rewritten elsewhere in the group")
+               : local;
+  }
   WriteReport report;
-  report.bytes = my_bytes;
-  if (file) {
+  report.bytes = p.bytes;
+  if (p.file) {
     for (const auto& s : meta.sections) report.stored += s.length;
   }
   return report;
@@ -106,12 +113,11 @@ Result<WriteReport> GroupReprotector::rewrite(const Job& job, const RestorePlan&
 // A lost member's copy section (L2: its predecessor's blob; L3 in a group of
 // two: its predecessor's data as parity) or its parity symbols, from the
 // members that hold the data.
-Status GroupReprotector::exchange(const Job& job, CkptMeta& meta, const std::vector<bool>& lost,
+Status GroupReprotector::exchange(const Job& job, MPI_Comm comm, CkptMeta& meta, const std::vector<bool>& lost,
                                   const uint8_t* own_data, uint8_t* new_file) {
   const int g = static_cast<int>(lost.size());
   const int pos = job.groups.position[job.rank];
   const int pred = (pos + g - 1) % g, succ = (pos + 1) % g;
-  const MPI_Comm comm = job.group_comm;
   const int k = meta.k, m = meta.m;
   const std::size_t seg = meta.seg_bytes;
   const bool l2 = meta.level == Level::kL2 && g >= 2;
@@ -146,7 +152,7 @@ Status GroupReprotector::exchange(const Job& job, CkptMeta& meta, const std::vec
       if (u >= k) continue;
       for (std::size_t ci = 0; ci < chunks; ++ci) {
         const std::size_t off = ci * kPipelineChunk, len = std::min(kPipelineChunk, seg - off);
-        sends.emplace_back();
+        sends.push_back(MPI_REQUEST_NULL);
         MPI_Isend(own_data + u * seg + off, static_cast<int>(len), MPI_BYTE, j, c, comm, &sends.back());
       }
     }
@@ -166,7 +172,7 @@ Status GroupReprotector::exchange(const Job& job, CkptMeta& meta, const std::vec
         const int c = meta.sections[1 + p].index;
         for (int t = 0; t < k; ++t) {
           uint8_t* dst = recv_.data() + (ci % kStages) * stage_bytes + (static_cast<std::size_t>(p) * k + t) * kPipelineChunk;
-          rq.emplace_back();
+          rq.push_back(MPI_REQUEST_NULL);
           MPI_Irecv(dst, static_cast<int>(len), MPI_BYTE, (c + t) % g, c, comm, &rq.back());
         }
       }

@@ -9,11 +9,16 @@
 // is written again.
 //
 // Collective over the group's communicator (ranked by group position), called
-// only by the members of groups with a lost member. MPI thread only.
+// only by the members of groups with a lost member. In two parts: begin() on
+// the MPI thread (sizes and checksums agreed, a lost member's file begun with
+// its blob from the application's buffers), then finish() (the exchange and
+// the seal, reading only files), which may run on the asynchronous
+// checkpoint's thread over its duplicate of the group's communicator.
 #pragma once
 
 #include <mpi.h>
 
+#include <optional>
 #include <vector>
 
 #include "client/status.h"
@@ -33,19 +38,32 @@ bool reprotectableInPlace(const RestorePlan& plan, const Job& job);
 // Whether any member of this rank's group (in `plan`'s layout) lost its file.
 bool groupLostMembers(const RestorePlan& plan, const Job& job);
 
+// A rewrite between its two parts.
+struct PendingRewrite {
+  CkptMeta meta;                   // the group's, as the restored checkpoint has it
+  std::vector<bool> lost;          // by group position
+  std::optional<FoundFile> own;    // a survivor's file, mapped until finish()
+  std::optional<ShmSegment> file;  // a lost member's new file, its blob in
+  FileLayout layout;               // of `file`
+  uint64_t bytes = 0;              // this member's blob
+};
+
 class GroupReprotector {
  public:
-  // `own`: this member's file of the restored checkpoint, null if it was lost
+  // `own`: this member's file of the restored checkpoint, none if it was lost
   // (then `buffers` hold its restored data). Fails on every member of the
   // group if it failed on any; a lost member's new file is then removed.
-  Result<WriteReport> rewrite(const Job& job, const RestorePlan& plan, const FoundFile* own,
-                              const std::vector<Protected>& buffers);
+  Result<PendingRewrite> begin(const Job& job, const RestorePlan& plan, std::optional<FoundFile> own,
+                               const std::vector<Protected>& buffers);
+  // Collective over `group_comm` (job.group_comm or a duplicate of it); same
+  // failure rule. `job` must stay as begin() saw it.
+  Result<WriteReport> finish(const Job& job, PendingRewrite& pending, MPI_Comm group_comm);
 
  private:
   // The group's exchange; `new_file` (a lost member's) gets its copy or
   // parity sections, their checksums into `meta`.
-  Status exchange(const Job& job, CkptMeta& meta, const std::vector<bool>& lost, const uint8_t* own_data,
-                  uint8_t* new_file);
+  Status exchange(const Job& job, MPI_Comm comm, CkptMeta& meta, const std::vector<bool>& lost,
+                  const uint8_t* own_data, uint8_t* new_file);
 
   XorCodec xor_;
   RsCodec rs_;

@@ -67,7 +67,11 @@ Result<Job> makeJob(MPI_Comm comm, Config config) {
                    alone.c_str());
     }
   }
-  MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);
+  // A failed split (a rank died meanwhile) leaves no communicator behind.
+  if (int rc = MPI_Comm_split(comm, job.groups.group_of[job.rank], job.groups.position[job.rank], &job.group_comm);
+      rc != MPI_SUCCESS) {
+    return mpiStatus(rc, "splitting the job into its groups");
+  }
   UlfmRecovery::revokeWith(job.group_comm);
   return job;
 }
@@ -97,7 +101,7 @@ uint32_t exchangeChunked(const uint8_t* src, std::size_t src_bytes, int to, uint
   auto postSendsUpTo = [&](std::size_t end) {
     for (; sent < std::min(end, send_chunks); ++sent) {
       const std::size_t off = sent * kPipelineChunk;
-      sends.emplace_back();
+      sends.push_back(MPI_REQUEST_NULL);
       MPI_Isend(src + off, static_cast<int>(std::min(kPipelineChunk, src_bytes - off)), MPI_BYTE, to, tag, comm,
                 &sends.back());
     }
@@ -134,7 +138,7 @@ Status mpiStatus(int rc, const std::string& what) {
 
 bool allAgree(bool ok, MPI_Comm comm) {
   int mine = ok ? 1 : 0, all = 0;
-  std::vector<MPI_Request> request(1);
+  std::vector<MPI_Request> request(1, MPI_REQUEST_NULL);
   MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm, request.data());
   waitAll(request);
   return all == 1;

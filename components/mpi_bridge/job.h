@@ -57,6 +57,10 @@ inline constexpr std::size_t kSendsAhead = 16;
 // several "nodes" on one machine) a rank spinning in MPI takes the core from
 // a rank that still copies or encodes, and on dedicated cores the data of a
 // pipelined exchange is usually there before the nap begins.
+// Every request must start as MPI_REQUEST_NULL before it is posted: a post
+// that fails (a revoked communicator, a dead peer) leaves it untouched, and a
+// value-initialized MPI_Request is no request to Open MPI (MPI_Testall
+// segfaults on it: a replacement's death during a restore did that).
 int waitAll(std::vector<MPI_Request>& requests);
 
 // Sends `src_bytes` from `src` to `to` while receiving `dst_bytes` into `dst`

@@ -11,12 +11,15 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
 
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/checkpoint_memory.h"
+#include "components/mpi_bridge/fault_injection.h"
 #include "components/mpi_bridge/ckpt_restore.h"
 #include "components/mpi_bridge/ckpt_writer.h"
 #include "components/mpi_bridge/flusher.h"
@@ -36,6 +39,10 @@ using Clock = std::chrono::steady_clock;
 // How long a rank's exit waits for copies of requests it served but has not
 // received yet (see answerLateRequests).
 constexpr std::chrono::seconds kLateRequestWait{10};
+
+// Repairs in a row, each ended by another death during its restore, before
+// a run-through gives up (a replacement that dies whenever it restores).
+constexpr int kRepairsInARow = 3;
 
 // What rank 0 decided at a loop call; broadcast so every rank acts alike.
 struct Action {
@@ -143,6 +150,7 @@ class RuntimeImpl : public Runtime {
       }
       return failedPrecondition("no checkpoint of job " + job_.config.job_id + " to recover");
     }
+    dieIfInjected(job_.config.fault, FaultPoint::kRestore, job_.rank);
     auto r = restorer_.restore(plan_, buffers_);
     plan_.available = false;
     if (!r) {
@@ -155,9 +163,9 @@ class RuntimeImpl : public Runtime {
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
                  {"ckpt_id", std::to_string(r->ckpt_id)}, {"level", levelName(r->source)},
                  {"rebuilt", r->rebuilt},             {"seconds", std::to_string(r->seconds)}};
-    reprotect(*r, tags);
-    restorer_.reset();  // unmaps this rank's file of the restored checkpoint
-    bridge_->publish("FTB_RESTART_DONE", tags, "rank restored");
+    const bool in_background = reprotect(*r, tags);
+    restorer_.reset();
+    if (!in_background) bridge_->publish("FTB_RESTART_DONE", tags, "rank restored");
     return r;
   }
 
@@ -170,8 +178,11 @@ class RuntimeImpl : public Runtime {
   // placement, every rank writes the restored state again instead, at the
   // level that survives a node's loss. The outcome goes into
   // FTB_RESTART_DONE's tags, so the launcher's `running` means restored and
-  // protected.
-  void reprotect(const RestartReport& restored, Tags& tags) {
+  // protected. With FTBCKPT_ASYNC the group's exchange runs on the background
+  // thread while the job computes on (its buffers were copied into the new
+  // file first): true, and that rank's FTB_RESTART_DONE waits for it
+  // (finishBackgroundProtection).
+  bool reprotect(const RestartReport& restored, Tags& tags) {
     const bool lost_any =
         plan_.from_flush || std::any_of(plan_.present.begin(), plan_.present.end(), [](char p) { return !p; });
     if (!lost_any || reprotectableInPlace(plan_, job_)) {
@@ -179,28 +190,56 @@ class RuntimeImpl : public Runtime {
       tags["protected_level"] = levelName(plan_.level);
       tags["protect_seconds"] = "0";
       tags["protect_scope"] = "none";
-      if (!lost_any || !groupLostMembers(plan_, job_)) return;
+      if (!lost_any || !groupLostMembers(plan_, job_)) return false;
       const auto begin = Clock::now();
-      auto w = reprotector_.rewrite(job_, plan_, restorer_.restoredFile(), buffers_);
+      auto p = reprotector_.begin(job_, plan_, restorer_.takeRestoredFile(), buffers_);
+      if (!p) {
+        reprotectFailed(levelName(plan_.level), p.status(), tags);
+        return false;
+      }
+      tags["protect_scope"] = "group";
+      if (writer_.asyncEnabled()) {
+        auto pending = std::make_shared<PendingRewrite>(std::move(*p));
+        background_protection_ = BackgroundProtection{begin, tags};
+        writer_.startInBackground(restored.ckpt_id, [this, pending](MPI_Comm group_comm) {
+          return reprotector_.finish(job_, *pending, group_comm).status();
+        });
+        return true;
+      }
+      auto w = reprotector_.finish(job_, *p, job_.group_comm);
       if (!w) {
         reprotectFailed(levelName(plan_.level), w.status(), tags);
-        return;
+        return false;
       }
       tags["protect_seconds"] = std::to_string(std::chrono::duration<double>(Clock::now() - begin).count());
-      tags["protect_scope"] = "group";
-      return;
+      return false;
     }
     const Level level = protectionLevel();
     auto c = checkpointAt(level, restored.iteration, /*wait=*/true);
     if (!c) {
       reprotectFailed(levelName(level), c.status(), tags);
-      return;
+      return false;
     }
     if (schedule_) schedule_->taken(c->level, restored.iteration, secondsNow(), c->seconds);
     tags["protected_ckpt_id"] = std::to_string(c->ckpt_id);
     tags["protected_level"] = levelName(c->level);
     tags["protect_seconds"] = std::to_string(c->seconds);
     tags["protect_scope"] = "job";
+    return false;
+  }
+
+  // The background re-protection collected (`outcome`): the rank's
+  // FTB_RESTART_DONE, protect_seconds from its start to its collection.
+  void finishBackgroundProtection(const Status& outcome) {
+    BackgroundProtection done = std::move(*background_protection_);
+    background_protection_.reset();
+    done.tags["protect_background"] = "1";
+    if (outcome.ok()) {
+      done.tags["protect_seconds"] = std::to_string(std::chrono::duration<double>(Clock::now() - done.begin).count());
+    } else {
+      reprotectFailed(levelName(plan_.level), outcome, done.tags);
+    }
+    bridge_->publish("FTB_RESTART_DONE", done.tags, "rank restored");
   }
 
   void reprotectFailed(const std::string& level, const Status& why, Tags& tags) {
@@ -288,6 +327,8 @@ class RuntimeImpl : public Runtime {
       first_loop_ = false;
       if (plan_.available || plan_.any_data) {
         auto r = recover();
+        // A replacement whose restore a survivor's death ended repairs with them.
+        if (!r && ulfm_.failed()) return runThrough();
         if (!r) return r.status();
         iteration_ = r->iteration;
       } else {
@@ -297,6 +338,7 @@ class RuntimeImpl : public Runtime {
       return iteration_;
     }
     if (ulfm_.failed()) return runThrough();
+    if (background_protection_ && !writer_.backgroundBusy()) (void)finishAsync();  // its FTB_RESTART_DONE goes out
     ++iteration_;
     for (auto& r : bridge_->take()) {
       if (r.kind == RequestKind::kFailures) {
@@ -317,6 +359,8 @@ class RuntimeImpl : public Runtime {
           std::fprintf(stderr, "ftbckpt: rank %d: periodic checkpoint failed: %s\n", job_.rank,
                        r.status().message().c_str());
           publishCheckpointFailed(nullptr, levelName(level.value_or(job_.config.level)), r.status().message());
+          // A peer died during it: repair now rather than at the application's next MPI call.
+          if (ulfm_.failed()) return runThrough();
         } else if (schedule_) {
           schedule_->taken(r->level, iteration_, secondsNow(), r->seconds);
           publishScheduleIfChanged();
@@ -368,8 +412,20 @@ class RuntimeImpl : public Runtime {
   // ULFM run-through (ulfm_recovery.h): the survivors repair the communicator
   // with the replacements, then every rank restores the newest checkpoint on
   // it, collectively, exactly as a replacement's init and first loop() do.
+  // A process that dies during the restore (a replacement, or a survivor)
+  // fails it on every rank with MPI's error: the repair starts over, up to
+  // kRepairsInARow times, then the job ends with the restore's error.
   Result<long> runThrough() {
     (void)finishAsync();
+    for (int attempt = 1;; ++attempt) {
+      auto r = repairAndRestore();
+      if (r || !ulfm_.failed() || attempt == kRepairsInARow) return r;
+      std::fprintf(stderr, "ftbckpt: rank %d: another process died during recovery %s (%s); repairing again\n",
+                   job_.rank, ulfm_.corr().c_str(), r.status().message().c_str());
+    }
+  }
+
+  Result<long> repairAndRestore() {
     deaths_.repairing();
     auto repaired = ulfm_.repair(job_, job_.config, *bridge_, node_states_);
     if (!repaired) return repaired.status();
@@ -417,6 +473,10 @@ class RuntimeImpl : public Runtime {
     if (!writer_.hasPending()) return {};
     const int64_t id = writer_.pendingId();
     Status s = writer_.finishPending();
+    if (background_protection_) {
+      finishBackgroundProtection(s);  // the restored checkpoint's id, complete or not: the next is id + 1
+      return {};
+    }
     if (!s.ok()) {
       next_ckpt_id_ = id;
       if (newest_encoded_id_ == id) newest_encoded_id_ = previous_encoded_id_;
@@ -681,6 +741,13 @@ class RuntimeImpl : public Runtime {
   std::unique_ptr<Flusher> flusher_;
   CheckpointRestorer restorer_;
   GroupReprotector reprotector_;
+  // A re-protection whose group part runs in the background, and the tags of
+  // the FTB_RESTART_DONE that waits for it.
+  struct BackgroundProtection {
+    Clock::time_point begin;
+    Tags tags;
+  };
+  std::optional<BackgroundProtection> background_protection_;
   // Before bridge_, which holds pointers to them and must go first.
   PeerDeaths deaths_{[](int) { UlfmRecovery::noticedByBackplane(); }};
   NodeStates node_states_;

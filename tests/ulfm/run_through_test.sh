@@ -198,6 +198,17 @@ run_job() {
   echo "$status"
 }
 result() { grep -a -m1 -o 'RESULT iterations=[0-9]* checksum=[0-9a-f]*' "$work/$1.log" || true; }
+await_events() {  # PATTERN...: each recorded by the watch within 30 s
+  local e missing
+  for _ in $(seq 1 300); do
+    missing=""
+    for e in "$@"; do grep -aq "$e" "$work/events.log" || missing=$e; done
+    [[ -z "$missing" ]] && return 0
+    sleep 0.1
+  done
+  cat "$work/events.log" >&2
+  fail "no event matching '$missing' within 30 s"
+}
 
 # The bench's failure-free overhead of the ULFM path: bare mpirun (no --with-ft,
 # no runtime: FTBCKPT_AGENT=0) against `mpirun --with-ft ulfm` with ftbckpt
@@ -316,13 +327,7 @@ for placement in "${placements[@]}"; do
         expected+=("FTB_RESTART_DONE .*ckpt_id=\\([0-9]*\\) corr=$corr level=L1 protect_scope=$scope protect_seconds=$seconds $protected rank=$r rebuilt=none")
       fi
     done
-    for _ in $(seq 1 300); do
-      missing=""
-      for e in "${expected[@]}"; do grep -aq "$e" "$work/events.log" || missing=$e; done
-      [[ -z "$missing" ]] && break
-      sleep 0.1
-    done
-    [[ -z "$missing" ]] || { cat "$work/events.log" >&2; fail "no event matching '$missing' within 30 s"; }
+    await_events "${expected[@]}"
     echo "events: ${#expected[@]} with corr=$corr (every step; ranks restored, rank $lost: rebuilt=$lost_rebuilt)"
     if [[ -n "$bench" ]]; then  # what making the checkpoint whole again cost the lost rank's group
       done_line=$(grep -a "FTB_RESTART_DONE .*corr=$corr .*rank=$lost " "$work/events.log" | head -1)
@@ -428,7 +433,51 @@ grep -aq 'run-through .* step computing' "$work/async.log" ||
 after_recovery=$(awk '/run-through .* step computing/ {after = 1} after' "$work/async.log")
 ! grep -a 'checkpoint failed\|asynchronous checkpoint [0-9]*:' <<<"$after_recovery" ||
   { cat "$work/async.log" >&2; fail "FTBCKPT_ASYNC=1: a checkpoint after the recovery failed"; }
-echo "FTBCKPT_ASYNC=1: run through, $async in $((SECONDS - t0)) s, every later checkpoint complete"
+# Rank 3 rebuilt on the spare: its group's exchange that writes its file of
+# the restored checkpoint again ran in the background while the job computed
+# on; each member's FTB_RESTART_DONE said so once it was done.
+await_events "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 level=L3 protect_background=1 protect_scope=group .*protected_level=L3 rank=3 rebuilt=xor"
+echo "FTBCKPT_ASYNC=1: run through, $async in $((SECONDS - t0)) s, re-protected in the background, every later checkpoint complete"
+
+# Deaths where no signal from outside could be timed to land (FTBCKPT_FAULT,
+# fault_injection.h; once, so the replacement runs on). The replacement goes
+# to the spare s0 (n3 suspect), rebuilt from its group's parity.
+# fault_case NAME JOB FAULT WHERE CORR CKPT ITERATION [STENCIL ARG...]: rank 3
+# must say it died WHERE, the RESULT be the clean one, and recovery CORR
+# restore checkpoint CKPT (ITERATION), rank 3 rebuilt from parity.
+fault_case() {
+  local name=$1 job=$2 fault=$3 where=$4 corr=$5 ckpt=$6 iteration=$7 status
+  shift 7
+  job_id=$job
+  node_state "$victim_node" MIGRATION_INACTIVE
+  extra_env=(-x FTB_JOB_ID="$job" -x FTBCKPT_FAULT="$fault" -x FTBCKPT_FAULT_ONCE="/tmp/fault-$name")
+  status=$(run_job "$name" "$deadline" "$@")
+  extra_env=()
+  [[ "$(result "$name")" == "$clean" ]] ||
+    { cat "$work/$name.log" >&2; fail "$name: '$(result "$name")' (exit $status), not '$clean'"; }
+  grep -aq "rank 3 dies here (FTBCKPT_FAULT: $where)" "$work/$name.log" ||
+    { cat "$work/$name.log" >&2; fail "$name: rank 3 did not die $where"; }
+  await_events "FTB_RUN_THROUGH .*corr=$corr iteration=$iteration .*step=computing" \
+    "FTB_RESTART_DONE .*ckpt_id=$ckpt corr=$corr level=L3 .*rank=3 rebuilt=xor"
+}
+
+# Rank 3 dies inside checkpoint 1 (iteration 40), its file of it half-written,
+# before its group's exchange: the survivors' checkpoint fails on MPI's error
+# and they repair at once; every rank restores checkpoint 0 (iteration 20),
+# which checkpoint 1's slot did not touch, the replacement from its parity.
+t0=$SECONDS
+fault_case inckpt ULFMCKPT checkpoint:3:1 "inside a checkpoint" rt-ULFMCKPT-1-r3 0 20
+echo "death inside checkpoint 1: run through from checkpoint 0, rank 3 rebuilt on the spare, $(result inckpt) in $((SECONDS - t0)) s, bit-exact"
+
+# Rank 3 dies at iteration 50; its replacement dies in its restore, once all
+# agreed on checkpoint 1, before its group sent it a byte: the survivors'
+# restore fails on MPI's error and they repair again (a second recovery, its
+# own corr); the second replacement restores and the job ends bit-exact.
+t0=$SECONDS
+fault_case inrestore ULFMRESTORE restore:3 "while restoring" rt-ULFMRESTORE-2-r3 1 40 "${crash[@]}"
+grep -aq 'another process died during recovery rt-ULFMRESTORE-1-r3' "$work/inrestore.log" ||
+  { cat "$work/inrestore.log" >&2; fail "replacement dying while restoring: the survivors did not repair again"; }
+echo "replacement dying while restoring: repaired again, $(result inrestore) in $((SECONDS - t0)) s, bit-exact"
 
 # The backplane tells the runtime first (issue 33, item 2): the survivors are
 # in a compute phase of up to 60 s without MPI calls (stencil --stall-at) when

@@ -136,6 +136,25 @@ BOOST_AUTO_TEST_CASE(too_many_lost_falls_back_to_the_flushed_copy) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_rank_that_dies_inside_a_checkpoint_leaves_the_one_before_restorable) {
+  // Rank 2 dies inside checkpoint 1 (its own file half-written, before its
+  // group's exchange: FTBCKPT_FAULT); its group's files of 1 are incomplete,
+  // the other group's may be complete. Its node is lost too: the restart
+  // takes checkpoint 0, whose slot checkpoint 1 did not touch, rank 2 rebuilt
+  // from its parity.
+  auto job = makeJob("RT_DIEIN");
+  const Nodes nodes = {"n0", "n1", "n2", "n3", "n0", "n1", "n2", "n3"};
+  job.setEnv("FTBCKPT_FAULT", "checkpoint:2:1");
+  MpiRun died = job.run(nodes, {"write", "L3,L3"});
+  BOOST_TEST_INFO("mpirun output:\n" << died.output);
+  BOOST_REQUIRE_NE(died.exit_code, 0);
+  BOOST_REQUIRE(died.output.find("rank 2 dies here (FTBCKPT_FAULT: inside a checkpoint)") != std::string::npos);
+  job.unsetEnv("FTBCKPT_FAULT");
+  job.wipeNode("n2");
+  auto run = job.run({"n0", "n1", "s2", "n3", "n0", "n1", "s2", "n3"}, {"verify", "0"});
+  requireVerified(run, 8, 0, {{2, ""}, {6, ""}}, "xor", "L3");
+}
+
 namespace {
 
 // Writes one checkpoint at `level`, flips a byte of `rank`'s file, restores.

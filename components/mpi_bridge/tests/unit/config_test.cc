@@ -1,7 +1,10 @@
 #define BOOST_TEST_MODULE mpi_bridge_config
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+
+#include <unistd.h>
 
 #include "client/payload_fields.h"
 #include "components/mpi_bridge/bridge.h"
@@ -180,4 +183,41 @@ BOOST_AUTO_TEST_CASE(the_encoder_is_the_rank_unless_a_node_encoder_is_asked_for)
     BOOST_REQUIRE(!c.ok());
     BOOST_CHECK(c.status().message().find("exclude each other") != std::string::npos);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_fault_injection_names_its_point_rank_and_checkpoint) {
+  {
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK(c->fault.point == FaultPoint::kNone);
+    BOOST_CHECK(!faultDue(c->fault, FaultPoint::kCheckpoint, 0, 0));
+  }
+  {
+    Env env({{"FTBCKPT_FAULT", "checkpoint:3:1"}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK(faultDue(c->fault, FaultPoint::kCheckpoint, 3, 1));
+    BOOST_CHECK(!faultDue(c->fault, FaultPoint::kCheckpoint, 3, 0));
+    BOOST_CHECK(!faultDue(c->fault, FaultPoint::kCheckpoint, 2, 1));
+    BOOST_CHECK(!faultDue(c->fault, FaultPoint::kRestore, 3));
+  }
+  for (const char* bad : {"checkpoint:3", "restore", "restore:x", "restore:1:2", "checkpoint:-1:0", "die:1"}) {
+    Env env({{"FTBCKPT_FAULT", bad}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE_MESSAGE(!c.ok(), bad);
+    BOOST_CHECK(c.status().message().find(std::string("FTBCKPT_FAULT=") + bad) != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_fault_injected_once_is_due_only_for_the_process_that_claims_it) {
+  char dir[] = "/tmp/ftb-fault-XXXXXX";
+  BOOST_REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string mark = std::string(dir) + "/fired";
+  auto fault = parseFaultInjection("restore:2", mark);
+  BOOST_REQUIRE(fault.ok());
+  BOOST_CHECK(!faultDue(*fault, FaultPoint::kRestore, 1));  // another rank claims nothing
+  BOOST_CHECK(faultDue(*fault, FaultPoint::kRestore, 2));
+  BOOST_CHECK(!faultDue(*fault, FaultPoint::kRestore, 2));  // its replacement runs on
+  std::remove(mark.c_str());
+  rmdir(dir);
 }
