@@ -19,9 +19,9 @@
 
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/checkpoint_memory.h"
-#include "components/mpi_bridge/fault_injection.h"
 #include "components/mpi_bridge/ckpt_restore.h"
 #include "components/mpi_bridge/ckpt_writer.h"
+#include "components/mpi_bridge/fault_injection.h"
 #include "components/mpi_bridge/flusher.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
 #include "components/mpi_bridge/group_reprotect.h"
