@@ -42,9 +42,8 @@ Result<WriteReport> CheckpointWriter::write(int64_t ckpt_id, int64_t iteration, 
     // communicators so the application's MPI calls can go on meanwhile.
     WriteReport report = pending->report;
     report.pending = true;
-    pending_id_ = ckpt_id;
-    pending_result_ = std::async(std::launch::async, [this, p = std::move(*pending)]() mutable {
-      Status local = encoder_.complete(p, async_group_comm_);
+    startInBackground(ckpt_id, [this, p = std::move(*pending)](MPI_Comm group_comm) mutable {
+      Status local = encoder_.complete(p, group_comm);
       bool ok = allAgree(local.ok(), async_comm_);
       if (!ok && local.ok()) local = internalError("checkpoint failed on another rank");
       return local;

@@ -37,9 +37,9 @@ class CheckpointWriter {
   void enableNodeEncoder(MPI_Comm node_comm) { node_encoder_.emplace(node_comm); }
   bool asyncEnabled() const { return async_comm_ != MPI_COMM_NULL; }
   // Runs `group_part` on the background thread over the duplicate of the
-  // group's communicator, as the group part of checkpoint `ckpt_id` (a
-  // re-protection's, group_reprotect.h); finishPending() collects it. After
-  // enableAsync(), with nothing pending.
+  // group's communicator, as the group part of checkpoint `ckpt_id` (write()'s
+  // asynchronous one, or a re-protection's: group_reprotect.h);
+  // finishPending() collects it. After enableAsync(), with nothing pending.
   void startInBackground(int64_t ckpt_id, std::function<Status(MPI_Comm group_comm)> group_part);
   // Waits for an asynchronous checkpoint; its error if it failed anywhere
   // (then its id must be written again: its slot holds no complete checkpoint).
