@@ -151,7 +151,7 @@ Status sealFile(const CkptMeta& meta, uint8_t* file, const FileLayout& layout) {
   return {};
 }
 
-Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size) {
+Result<CkptMeta> readMeta(const uint8_t* data, std::size_t size) {
   FileHeader h;
   if (size < sizeof h) return invalidArgument("file too short for a header");
   std::memcpy(&h, data, sizeof h);
@@ -164,6 +164,12 @@ Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size) {
   if (!meta) return meta.status();
   for (const auto& s : meta->sections) {
     if (s.offset + s.length > size) return invalidArgument("a section lies beyond the end of the file");
+  }
+  return meta;
+}
+
+Status verifySections(const uint8_t* data, const CkptMeta& meta) {
+  for (const auto& s : meta.sections) {
     uint32_t crc = crc32c(data + s.offset, s.length);
     if (crc != s.crc) {
       return invalidArgument("section " + std::to_string(static_cast<int>(s.kind)) + "/" + std::to_string(s.index) +
@@ -171,6 +177,13 @@ Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size) {
                              std::to_string(crc) + ")");
     }
   }
+  return {};
+}
+
+Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size) {
+  auto meta = readMeta(data, size);
+  if (!meta) return meta;
+  if (Status s = verifySections(data, *meta); !s.ok()) return s;
   return meta;
 }
 

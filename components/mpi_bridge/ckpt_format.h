@@ -90,7 +90,14 @@ uint32_t startFile(uint8_t* file, const CkptMeta& meta, const std::vector<Protec
 // A file's last writes: the meta, then the complete mark.
 Status sealFile(const CkptMeta& meta, uint8_t* file, const FileLayout& layout);
 
-// Checks the header, the meta checksum and every section's checksum.
+// Checks the header, the meta's checksum and that every section lies within
+// the file: what a file claims to hold, without reading its sections.
+Result<CkptMeta> readMeta(const uint8_t* data, std::size_t size);
+
+// Checks every section's checksum against `meta` (from readMeta of the same file).
+Status verifySections(const uint8_t* data, const CkptMeta& meta);
+
+// readMeta, then verifySections.
 Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size);
 
 }  // namespace ftb::mpi_bridge

@@ -32,7 +32,7 @@ void CheckpointRestorer::scan() {
       continue;
     }
     any_file_ = true;
-    auto meta = verifyFile(file->data(), file->size());
+    auto meta = readMeta(file->data(), file->size());
     if (!meta) {
       problems_.push_back(job_.shmName(s) + ": " + meta.status().message());
       continue;
@@ -62,6 +62,32 @@ bool CheckpointRestorer::groupRestorable(const RestorePlan& plan, const std::vec
 
 RestorePlan CheckpointRestorer::plan() {
   scan();
+  // The scan read headers and metas only. Only the file of the checkpoint a
+  // plan picks is checksummed (the other slot is never read); when one fails,
+  // its rank drops it and every rank plans again without it.
+  for (;;) {
+    RestorePlan plan = agreeOnPlan();
+    if (!plan.available || plan.from_flush) return plan;
+    int corrupt = dropIfCorrupt(plan.ckpt_id) ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &corrupt, 1, MPI_INT, MPI_MAX, job_.comm);
+    if (!corrupt) return plan;
+  }
+}
+
+bool CheckpointRestorer::dropIfCorrupt(int64_t ckpt_id) {
+  for (auto f = found_.begin(); f != found_.end(); ++f) {
+    if (f->meta.ckpt_id != ckpt_id || f->verified) continue;
+    if (Status s = verifySections(f->file.data(), f->meta); !s.ok()) {
+      problems_.push_back(f->file.name() + ": " + s.message());
+      found_.erase(f);
+      return true;
+    }
+    f->verified = true;
+  }
+  return false;
+}
+
+RestorePlan CheckpointRestorer::agreeOnPlan() {
   RestorePlan plan;
   std::vector<int64_t> mine = {-1, -1};
   for (std::size_t i = 0; i < found_.size(); ++i) mine[i] = found_[i].meta.ckpt_id;

@@ -3,7 +3,8 @@
 //
 // Each rank opens only its own slot files on the node it runs on now (a rank
 // relaunched elsewhere, or on a node whose memory was wiped, finds nothing) and
-// verifies every checksum. A checkpoint is restorable if, in every group of the
+// reads their headers and metas; only the file of the checkpoint chosen is
+// checksummed (a file failing it counts as lost, and the plan is made again). A checkpoint is restorable if, in every group of the
 // layout it was written with, the missing members can be rebuilt: L2 from the
 // successor's partner copy (a migration's L2 copies only the leaving ranks'
 // blobs), L3/L4 if no more than m are missing. Otherwise the
@@ -39,10 +40,11 @@ struct RestorePlan {
   std::vector<char> holds_copy;  // world rank -> its file holds its predecessor's blob (L2)
 };
 
-// A rank's checkpoint file as the scan verified it.
+// A rank's checkpoint file as the scan found it.
 struct FoundFile {
   ShmSegment file;
   CkptMeta meta;
+  bool verified = false;  // every section's checksum checked
 };
 
 class CheckpointRestorer {
@@ -71,6 +73,9 @@ class CheckpointRestorer {
 
  private:
   void scan();
+  RestorePlan agreeOnPlan();
+  // Checksums this rank's file of `ckpt_id` (once); drops it if it fails: true then.
+  bool dropIfCorrupt(int64_t ckpt_id);
   bool groupRestorable(const RestorePlan& plan, const std::vector<int>& members) const;
   Result<RestartReport> restoreFromMemory(const RestorePlan& plan, const std::vector<Protected>& buffers);
   Result<RestartReport> restoreFromFlush(const RestorePlan& plan, const std::vector<Protected>& buffers);
