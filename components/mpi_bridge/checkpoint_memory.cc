@@ -22,4 +22,10 @@ bool prefault(uint8_t* p, std::size_t length) {
   return true;
 }
 
+void populateKeepingContents(void* p, std::size_t length) {
+  const auto begin = (reinterpret_cast<uintptr_t>(p) + kPageBytes - 1) / kPageBytes * kPageBytes;
+  const auto end = (reinterpret_cast<uintptr_t>(p) + length) / kPageBytes * kPageBytes;
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+}
+
 }  // namespace ftb::mpi_bridge

@@ -33,4 +33,10 @@ bool hugePages();
 // full /dev/shm; the first write would raise SIGBUS).
 bool prefault(uint8_t* p, std::size_t length);
 
+// Makes the whole pages of [p, p + length) present and writable, keeping their
+// contents: the application's buffers a restore is about to fill (a replacement
+// that has not touched them yet would otherwise take one fault per 4 KiB page
+// during the copy). Advice only: where the kernel cannot populate, nothing happens.
+void populateKeepingContents(void* p, std::size_t length);
+
 }  // namespace ftb::mpi_bridge

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "components/mpi_bridge/checkpoint_memory.h"
 #include "components/mpi_bridge/checksum.h"
 #include "components/mpi_bridge/group_rebuild.h"
 #include "components/mpi_bridge/placement.h"
@@ -163,6 +164,7 @@ RestorePlan CheckpointRestorer::agreeOnPlan() {
 
 Result<RestartReport> CheckpointRestorer::restore(const RestorePlan& plan, const std::vector<Protected>& buffers) {
   const auto begin = std::chrono::steady_clock::now();
+  for (const auto& b : buffers) populateKeepingContents(b.ptr, b.bytes);
   auto local = plan.from_flush ? restoreFromFlush(plan, buffers) : restoreFromMemory(plan, buffers);
   bool ok = allAgree(local.ok(), job_.comm);
   restored_.reset();
