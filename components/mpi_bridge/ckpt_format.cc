@@ -180,11 +180,4 @@ Status verifySections(const uint8_t* data, const CkptMeta& meta) {
   return {};
 }
 
-Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size) {
-  auto meta = readMeta(data, size);
-  if (!meta) return meta;
-  if (Status s = verifySections(data, *meta); !s.ok()) return s;
-  return meta;
-}
-
 }  // namespace ftb::mpi_bridge

@@ -97,7 +97,4 @@ Result<CkptMeta> readMeta(const uint8_t* data, std::size_t size);
 // Checks every section's checksum against `meta` (from readMeta of the same file).
 Status verifySections(const uint8_t* data, const CkptMeta& meta);
 
-// readMeta, then verifySections.
-Result<CkptMeta> verifyFile(const uint8_t* data, std::size_t size);
-
 }  // namespace ftb::mpi_bridge

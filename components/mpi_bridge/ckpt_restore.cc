@@ -70,8 +70,8 @@ RestorePlan CheckpointRestorer::plan() {
     RestorePlan plan = agreeOnPlan();
     if (!plan.available || plan.from_flush) return plan;
     int corrupt = dropIfCorrupt(plan.ckpt_id) ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &corrupt, 1, MPI_INT, MPI_MAX, job_.comm);
-    if (!corrupt) return plan;
+    // A failed collective (a rank died: run-through) ends the loop; the restore meets the failure.
+    if (MPI_Allreduce(MPI_IN_PLACE, &corrupt, 1, MPI_INT, MPI_MAX, job_.comm) != MPI_SUCCESS || !corrupt) return plan;
   }
 }
 

@@ -4,8 +4,9 @@
 // Each rank opens only its own slot files on the node it runs on now (a rank
 // relaunched elsewhere, or on a node whose memory was wiped, finds nothing) and
 // reads their headers and metas; only the file of the checkpoint chosen is
-// checksummed (a file failing it counts as lost, and the plan is made again). A checkpoint is restorable if, in every group of the
-// layout it was written with, the missing members can be rebuilt: L2 from the
+// checksummed (a file failing it counts as lost, and the plan is made again).
+// A checkpoint is restorable if, in every group of the layout it was written
+// with, the missing members can be rebuilt: L2 from the
 // successor's partner copy (a migration's L2 copies only the leaving ranks'
 // blobs), L3/L4 if no more than m are missing. Otherwise the
 // newest checkpoint flushed by every rank (L5) is used.
