@@ -10,6 +10,7 @@
 #include <sstream>
 #include <ctime>
 
+#include <signal.h>
 #include <unistd.h>
 
 #if __has_include(<mpi-ext.h>)
@@ -157,10 +158,23 @@ MPI_Errhandler errorHandler() {
   return handler;
 }
 
+// A survivor writes to a dead peer's socket (Open MPI 5.0.7 sends on the TCP
+// connection of a replacement that has just died) and SIGPIPE's default
+// action ends it: the job loses a second rank for every death. Ignored, the
+// write fails with EPIPE and MPI reports the peer's failure. An application
+// that handles SIGPIPE itself keeps its handler.
+void ignoreSigpipeUnlessHandled() {
+  struct sigaction current = {};
+  if (sigaction(SIGPIPE, nullptr, &current) != 0) return;
+  const bool default_action = (current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == SIG_DFL;
+  if (default_action) signal(SIGPIPE, SIG_IGN);
+}
+
 }  // namespace
 
 void UlfmRecovery::watch(MPI_Comm comm) {
   if (!runThroughEnabled()) return;
+  ignoreSigpipeUnlessHandled();
   g_job_comm = comm;
   MPI_Comm_set_errhandler(comm, errorHandler());
   MPI_Comm_rank(comm, &rank_);

@@ -54,7 +54,9 @@ class UlfmRecovery {
   // inherit the handler): MPI errors are returned to the caller instead of
   // aborting, and a process failure or revocation sets failed() and revokes
   // `comm` and every communicator given to revokeWith(), so every rank's next
-  // call on any of them returns too.
+  // call on any of them returns too. SIGPIPE is ignored from then on, unless
+  // the application handles it (a write to a dead peer's socket must not end
+  // a survivor).
   void watch(MPI_Comm comm);
   bool failed() const;
 
