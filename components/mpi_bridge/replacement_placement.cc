@@ -36,4 +36,14 @@ std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::ve
   return node_of_rank;
 }
 
+std::vector<SpawnApp> spawnApps(const std::vector<int>& lost, const std::vector<std::string>& host_of_lost) {
+  std::vector<SpawnApp> apps;
+  for (std::size_t i = 0; i < lost.size() && i < host_of_lost.size(); ++i) {
+    auto app = std::find_if(apps.begin(), apps.end(), [&](const SpawnApp& a) { return a.host == host_of_lost[i]; });
+    if (app == apps.end()) app = apps.insert(apps.end(), SpawnApp{host_of_lost[i], {}});
+    app->ranks.push_back(lost[i]);
+  }
+  return apps;
+}
+
 }  // namespace ftb::mpi_bridge

@@ -37,4 +37,19 @@ std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::ve
                                            const std::vector<std::string>& spares,
                                            const std::map<std::string, std::string>& states);
 
+// One MPI_Comm_spawn_multiple app: `ranks.size()` replacements on `host`.
+struct SpawnApp {
+  std::string host;
+  std::vector<int> ranks;  // the lost ranks they replace, in spawn order
+};
+
+// The replacements of `lost` (`host_of_lost[i]`: where lost[i]'s replacement
+// goes) as spawn apps: one per host, hosts in order of first appearance. One
+// app wherever one host takes them all, as when a node's ranks go to a spare
+// or back in place: PMIx 5.0.7 (trixie) crashes mpirun on a spawn of several
+// apps (its pmdl/ompi setup_fork reads a param-file value as a key-value; with
+// Debian's pmix-mca-params.conf there always is one). The spawned ranks follow
+// the apps' order, so the order the replacements learn is the apps' ranks joined.
+std::vector<SpawnApp> spawnApps(const std::vector<int>& lost, const std::vector<std::string>& host_of_lost);
+
 }  // namespace ftb::mpi_bridge

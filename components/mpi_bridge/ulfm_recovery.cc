@@ -120,9 +120,9 @@ Status UlfmRecovery::joinIfReplacement(MPI_Comm& comm, Config& config) {
   if ((rc = bcastText(text, merged)) != MPI_SUCCESS) return mpiStatus(rc, "replacement: receiving its rank");
   auto lines = split(text, '\n');
   if (lines.size() < 3) return internalError("replacement: malformed repair information '" + text + "'");
-  auto lost = split(lines[2], ',');
+  auto lost = split(lines[2], ',');  // in spawn order (spawnApps)
   int index = 0;
-  MPI_Comm_rank(comm, &index);  // the spawn's own MPI_COMM_WORLD: one rank per lost rank, in order
+  MPI_Comm_rank(comm, &index);  // the spawn's own MPI_COMM_WORLD: one rank per lost rank, in that order
   if (index >= static_cast<int>(lost.size())) return internalError("replacement: more replacements than lost ranks");
   const int old_rank = std::atoi(lost[index].c_str());
   if ((rc = MPI_Comm_split(merged, 0, old_rank, &joined)) != MPI_SUCCESS) {
@@ -300,28 +300,32 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   // FTBCKPT_NODE_MAP renamed them (several "nodes" on one machine): a spare
   // is then a name only, and the replacement stays on its lost rank's machine.
   const bool spares_are_hosts = std::getenv("FTBCKPT_NODE_MAP") == nullptr;
-  const int count = static_cast<int>(lost.size());
   std::vector<std::string> hosts;
   for (int r : lost) {
     const auto i = static_cast<std::size_t>(r);
     hosts.push_back(nodes[i] != job.node_of_rank[i] && spares_are_hosts ? nodes[i] : job.host_of_rank[i]);
   }
-  std::vector<MPI_Info> infos(lost.size(), MPI_INFO_NULL);
-  for (std::size_t i = 0; i < lost.size(); ++i) {
+  const std::vector<SpawnApp> apps = spawnApps(lost, hosts);
+  const int count = static_cast<int>(apps.size());
+  std::vector<MPI_Info> infos(apps.size(), MPI_INFO_NULL);
+  std::vector<int> procs;
+  std::vector<int> spawn_order;  // the lost rank each spawned rank replaces
+  for (std::size_t i = 0; i < apps.size(); ++i) {
     MPI_Info_create(&infos[i]);
-    MPI_Info_set(infos[i], "host", hosts[i].c_str());
+    MPI_Info_set(infos[i], "host", apps[i].host.c_str());
+    procs.push_back(static_cast<int>(apps[i].ranks.size()));
+    spawn_order.insert(spawn_order.end(), apps[i].ranks.begin(), apps[i].ranks.end());
   }
-  std::vector<char*> commands(lost.size(), exe);
-  std::vector<char**> argvs(lost.size(), argv.data());
-  std::vector<int> one_each(lost.size(), 1);
+  std::vector<char*> commands(apps.size(), exe);
+  std::vector<char**> argvs(apps.size(), argv.data());
   MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL, repaired = MPI_COMM_NULL;
   std::vector<int> codes(lost.size());
-  rc = MPI_Comm_spawn_multiple(count, commands.data(), argvs.data(), one_each.data(), infos.data(), 0, shrunk,
-                               &inter, codes.data());
+  rc = MPI_Comm_spawn_multiple(count, commands.data(), argvs.data(), procs.data(), infos.data(), 0, shrunk, &inter,
+                               codes.data());
   for (MPI_Info& info : infos) MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) return mpiStatus(rc, "MPI_Comm_spawn_multiple of the replacements on " + joinComma(hosts));
   if ((rc = MPI_Intercomm_merge(inter, 0, &merged)) != MPI_SUCCESS) return mpiStatus(rc, "MPI_Intercomm_merge");
-  std::string text = encodeInfo(corr_, config.node_map, lost);
+  std::string text = encodeInfo(corr_, config.node_map, spawn_order);
   if ((rc = bcastText(text, merged)) != MPI_SUCCESS) return mpiStatus(rc, "telling the replacements their ranks");
   if ((rc = MPI_Comm_split(merged, 0, job.rank, &repaired)) != MPI_SUCCESS) return mpiStatus(rc, "MPI_Comm_split");
   MPI_Comm_free(&merged);

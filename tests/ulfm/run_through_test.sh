@@ -214,6 +214,15 @@ await_events() {  # PATTERN...: each recorded by the watch within 30 s
   fail "no event matching '$missing' within 30 s"
 }
 
+pids_of_ranks() {  # JOB RANK...: the host pids of those ranks of job JOB (FTB_JOB_ID)
+  local pid r env
+  for pid in $(pgrep -f '^/src/out/stencil '); do
+    env=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null) || continue
+    grep -qx "FTB_JOB_ID=$1" <<<"$env" || continue
+    for r in "${@:2}"; do grep -qx "OMPI_COMM_WORLD_RANK=$r" <<<"$env" && echo "$pid"; done
+  done
+}
+
 # The bench's failure-free overhead of the ULFM path: bare mpirun (no --with-ft,
 # no runtime: FTBCKPT_AGENT=0) against `mpirun --with-ft ulfm` with ftbckpt
 # connected to the agent, no checkpoints either way (their cost is ckpt_bench's),
@@ -525,6 +534,38 @@ grep -aq 'FTB_RUN_THROUGH .*by=backplane .*corr=rt-ULFMSTALL-.*step=detected' "$
   { cat "$work/events.log" >&2; fail "compute phase: no FTB_RUN_THROUGH step=detected by=backplane within 30 s"; }
 echo "compute phase: every survivor left it on the dead rank's last will; run through, $stalled in $((SECONDS - t0)) s"
 
+# Two ranks die at once (ranks 2 and 3, in place: their nodes not suspect):
+# one repair replaces both, spawned together on their host as one app of two
+# (replacement_placement.h, spawnApps: two apps made Open MPI 5.0.7's mpirun
+# crash in PMIx's setup_fork). Every rank is in a compute phase without MPI
+# calls (stencil --stall-at); both are stopped, then killed, so neither can
+# join a repair of the other's death.
+t0=$SECONDS
+job_id=ULFMTWO
+node_state n2 MIGRATION_READY
+node_state n3 MIGRATION_READY
+extra_env=(-x FTB_JOB_ID=$job_id)
+run_job twodead "$deadline" --stall-at 50 --stall-ms 60000 >"$work/twodead.status" &
+job_runner=$!
+for _ in $(seq 1 600); do
+  (($(grep -ac 'computes for up to' "$work/twodead.log" 2>/dev/null) == ranks)) && break
+  sleep 0.1
+done
+victims=$(pids_of_ranks "$job_id" 2 3)
+(($(wc -w <<<"$victims") == 2)) || { cat "$work/twodead.log" >&2; fail "two dead: ranks 2 and 3 not found in their compute phase ($victims)"; }
+kill -STOP $victims
+kill -KILL $victims
+wait "$job_runner" || true
+extra_env=()
+status=$(cat "$work/twodead.status")
+two=$(result twodead)
+[[ "$two" == "$clean" ]] || { cat "$work/twodead.log" >&2; fail "two dead: '$two' (exit $status), not '$clean'"; }
+await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*nodes=n2,n3 .*step=spawned" \
+  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*step=computing" \
+  "FTB_RESTART_DONE .*corr=rt-$job_id-1-r2.3 level=L1 .*rank=2 rebuilt=none" \
+  "FTB_RESTART_DONE .*corr=rt-$job_id-1-r2.3 level=L1 .*rank=3 rebuilt=none"
+echo "two dead at once: one repair, both replaced in place, $two in $((SECONDS - t0)) s, bit-exact"
+
 # A node's agent lost while its rank lives: a false alarm (issue 33, item 2).
 # Rank 3 is served by a second agent, named n3 like its node, a child of the
 # first in the tree; the others by the first. Ranks 0-2 are in a compute phase
@@ -676,9 +717,7 @@ kill_rank_on_detection() {  # JOB RANK
     grep -aq "run-through rt-$job-1-r3 rank 0 step detected" "$work/$job.log" 2>/dev/null && break
     sleep 0.01
   done
-  for pid in $(pgrep -f '^/src/out/stencil '); do
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "FTB_JOB_ID=$job" || continue
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank" || continue
+  for pid in $(pids_of_ranks "$job" "$rank"); do
     kill -KILL "$pid" && echo "killed rank $rank (pid $pid) during the repair"
   done
 }

@@ -6,6 +6,7 @@
 
 using ftb::mpi_bridge::NodeStates;
 using ftb::mpi_bridge::placeReplacements;
+using ftb::mpi_bridge::spawnApps;
 using Nodes = std::vector<std::string>;
 using States = std::map<std::string, std::string>;
 
@@ -42,4 +43,20 @@ BOOST_AUTO_TEST_CASE(node_states_keep_the_newest_state_per_node) {
   table.update("n3", "MIGRATION_INACTIVE");
   table.update("s0", "MIGRATION_SPARE");
   BOOST_CHECK((table.snapshot() == States{{"n3", "MIGRATION_INACTIVE"}, {"s0", "MIGRATION_SPARE"}}));
+}
+
+BOOST_AUTO_TEST_CASE(replacements_are_spawned_as_one_app_per_host) {
+  // A node's ranks to one spare: one app of two.
+  auto apps = spawnApps({2, 3}, {"spare", "spare"});
+  BOOST_REQUIRE_EQUAL(apps.size(), 1u);
+  BOOST_CHECK_EQUAL(apps[0].host, "spare");
+  BOOST_CHECK((apps[0].ranks == std::vector<int>{2, 3}));
+  // Interleaved hosts: grouped, hosts in order of first appearance.
+  apps = spawnApps({1, 2, 5}, {"a", "b", "a"});
+  BOOST_REQUIRE_EQUAL(apps.size(), 2u);
+  BOOST_CHECK_EQUAL(apps[0].host, "a");
+  BOOST_CHECK((apps[0].ranks == std::vector<int>{1, 5}));
+  BOOST_CHECK_EQUAL(apps[1].host, "b");
+  BOOST_CHECK((apps[1].ranks == std::vector<int>{2}));
+  BOOST_CHECK(spawnApps({}, {}).empty());
 }
