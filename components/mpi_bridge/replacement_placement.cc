@@ -17,23 +17,45 @@ std::map<std::string, std::string> NodeStates::snapshot() const {
 
 std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::vector<std::string> node_of_rank,
                                            const std::vector<std::string>& spares,
-                                           const std::map<std::string, std::string>& states) {
+                                           const std::map<std::string, std::string>& states,
+                                           const std::set<std::string>& emptied) {
   auto stateOf = [&](const std::string& node) {
     auto it = states.find(node);
     return it == states.end() ? std::string() : it->second;
   };
   std::set<std::string> taken(node_of_rank.begin(), node_of_rank.end());
+  std::map<std::string, std::string> spare_of;  // a node's replacements go to one spare together
   for (int rank : lost) {
     std::string& node = node_of_rank[static_cast<std::size_t>(rank)];
-    if (stateOf(node) != kNodeSuspect) continue;
+    if (stateOf(node) != kNodeSuspect && !emptied.count(node)) continue;
+    if (auto it = spare_of.find(node); it != spare_of.end()) {
+      node = it->second;
+      continue;
+    }
     auto spare = std::find_if(spares.begin(), spares.end(), [&](const std::string& s) {
       return !s.empty() && !taken.count(s) && stateOf(s) != kNodeSuspect;
     });
     if (spare == spares.end()) continue;
+    spare_of[node] = *spare;
+    taken.insert(*spare);
     node = *spare;
-    taken.insert(node);
   }
   return node_of_rank;
+}
+
+std::set<std::string> emptiedNodes(const std::vector<int>& lost, const std::vector<std::string>& node_of_rank,
+                                   const std::vector<std::string>& host_of_rank) {
+  const std::set<int> gone(lost.begin(), lost.end());
+  std::set<std::string> live_hosts;
+  for (std::size_t r = 0; r < host_of_rank.size(); ++r) {
+    if (!gone.count(static_cast<int>(r))) live_hosts.insert(host_of_rank[r]);
+  }
+  std::set<std::string> emptied;
+  for (int rank : lost) {
+    const auto i = static_cast<std::size_t>(rank);
+    if (!live_hosts.count(host_of_rank[i])) emptied.insert(node_of_rank[i]);
+  }
+  return emptied;
 }
 
 std::vector<SpawnApp> spawnApps(const std::vector<int>& lost, const std::vector<std::string>& host_of_lost) {

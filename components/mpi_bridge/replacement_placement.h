@@ -9,6 +9,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,22 @@ class NodeStates {
 };
 
 // The node of every rank after the repair: `node_of_rank` with each rank of
-// `lost` placed. A lost rank whose node is suspect goes to the first free node
-// of `spares` (FTBCKPT_SPARE_NODES: nodes the launcher put in mpirun's
-// allocation; free: no rank on it, not suspect, not taken by an earlier
-// replacement); every other lost rank, and a suspect one when no spare is
-// free, stays on its node.
+// `lost` placed. The lost ranks of a node that is suspect, or `emptied`, go
+// together to the first free node of `spares` (FTBCKPT_SPARE_NODES: nodes
+// the launcher put in mpirun's allocation; free: no rank on it, not suspect,
+// not taken by another node's replacements); every other lost rank, and one
+// of such a node when no spare is free, stays on its node.
 std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::vector<std::string> node_of_rank,
                                            const std::vector<std::string>& spares,
-                                           const std::map<std::string, std::string>& states);
+                                           const std::map<std::string, std::string>& states,
+                                           const std::set<std::string>& emptied = {});
+
+// The nodes of `lost` ranks whose machine (`host_of_rank`) runs no rank of the
+// job any more. Open MPI 5.0.7 cannot spawn back onto such a machine (the
+// replacement's MPI_Init fails in PMIx_Connect, "Not supported": checked in a
+// network-namespace lab, 2026-12-05), so its replacements need a spare.
+std::set<std::string> emptiedNodes(const std::vector<int>& lost, const std::vector<std::string>& node_of_rank,
+                                   const std::vector<std::string>& host_of_rank);
 
 // One MPI_Comm_spawn_multiple app: `ranks.size()` replacements on `host`.
 struct SpawnApp {

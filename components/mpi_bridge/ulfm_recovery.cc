@@ -264,15 +264,17 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   }
 
   // Where the replacements run (replacement_placement.h): in place unless the
-  // lost rank's node is suspect. Rank 0 decides from what it heard of the
-  // nodes and tells the others, so that every survivor spawns the same.
+  // lost rank's node is suspect or its machine runs none of the job's ranks
+  // any more. Rank 0 decides from what it heard of the nodes and tells the
+  // others, so that every survivor spawns the same.
   std::string placed;
   int shrunk_rank = 0;
   MPI_Comm_rank(shrunk, &shrunk_rank);
   if (shrunk_rank == 0) {
     std::vector<std::string> spares;
     if (const char* s = std::getenv("FTBCKPT_SPARE_NODES")) spares = split(s, ',');
-    placed = joinComma(placeReplacements(lost, job.node_of_rank, spares, node_states.snapshot()));
+    placed = joinComma(placeReplacements(lost, job.node_of_rank, spares, node_states.snapshot(),
+                                         emptiedNodes(lost, job.node_of_rank, job.host_of_rank)));
   }
   if ((rc = bcastText(placed, shrunk)) != MPI_SUCCESS) {
     return mpiStatus(rc, "telling the survivors where the replacements go");
@@ -352,10 +354,10 @@ void UlfmRecovery::publishStep(Bridge& bridge, const std::string& step, const Ta
   if (std::getenv("FTBCKPT_RUN_THROUGH_TRACE")) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    auto by = extra.find("by");
+    std::string details;  // e.g. " by=mpi", " hosts=n3 nodes=n3"
+    for (const auto& [k, v] : extra) details += " " + k + "=" + v;
     std::fprintf(stderr, "ftbckpt: run-through %s rank %d step %s%s at %s ms, time %ld.%06ld\n", corr_.c_str(), rank_,
-                 step.c_str(), by == extra.end() ? "" : (" by=" + by->second).c_str(), ms,
-                 static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
+                 step.c_str(), details.c_str(), ms, static_cast<long>(now.tv_sec), now.tv_nsec / 1000);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+using ftb::mpi_bridge::emptiedNodes;
 using ftb::mpi_bridge::NodeStates;
 using ftb::mpi_bridge::placeReplacements;
 using ftb::mpi_bridge::spawnApps;
@@ -59,4 +60,24 @@ BOOST_AUTO_TEST_CASE(replacements_are_spawned_as_one_app_per_host) {
   BOOST_CHECK_EQUAL(apps[1].host, "b");
   BOOST_CHECK((apps[1].ranks == std::vector<int>{2}));
   BOOST_CHECK(spawnApps({}, {}).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_nodes_replacements_go_to_one_spare_together) {
+  States suspect = {{"n1", "MIGRATION_INACTIVE"}};
+  BOOST_CHECK((placeReplacements({2, 3}, {"n0", "n0", "n1", "n1"}, {"s0", "s1"}, suspect) ==
+               Nodes{"n0", "n0", "s0", "s0"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_node_whose_machine_lost_every_rank_needs_a_spare) {
+  // n1's machine h1 runs no rank of the job any more: its ranks go to the spare, unsuspected.
+  Nodes nodes = {"n0", "n0", "n1", "n1"}, hosts = {"h0", "h0", "h1", "h1"};
+  auto emptied = emptiedNodes({2, 3}, nodes, hosts);
+  BOOST_CHECK((emptied == std::set<std::string>{"n1"}));
+  BOOST_CHECK((placeReplacements({2, 3}, nodes, {"s0"}, {}, emptied) == Nodes{"n0", "n0", "s0", "s0"}));
+  // One of h1's ranks lives: in place.
+  BOOST_CHECK(emptiedNodes({3}, nodes, hosts).empty());
+  // Names of nodes on one machine (FTBCKPT_NODE_MAP): the machine lives on, nothing emptied.
+  BOOST_CHECK(emptiedNodes({3}, {"n0", "n1", "n2", "n3"}, {"vm", "vm", "vm", "vm"}).empty());
+  // No free spare: in place (where Open MPI 5.0.7 will fail to start it).
+  BOOST_CHECK((placeReplacements({2, 3}, nodes, {}, {}, emptied) == nodes));
 }
