@@ -118,8 +118,7 @@ class RuntimeImpl : public Runtime {
     }
     if (!job_.config.schedule.empty() && job_.rank == 0) schedule_ = makeSchedule();
     ulfm_.watch(job_.comm);
-    plan_ = restorer_.plan();
-    for (const auto& p : restorer_.scanProblems()) std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, p.c_str());
+    planRestore();
     last_checkpoint_ = Clock::now();
     return {};
   }
@@ -441,7 +440,7 @@ class RuntimeImpl : public Runtime {
     MPI_Allreduce(MPI_IN_PLACE, &disconnected, 1, MPI_INT, MPI_SUM, job_.comm);
     learnPeers();
     restorer_.reset();
-    plan_ = restorer_.plan();
+    planRestore();
     auto r = recover();
     if (!r) return r.status();
     previous_encoded_id_ = -1;
@@ -450,6 +449,14 @@ class RuntimeImpl : public Runtime {
     ulfm_.publishStep(*bridge_, "restored", {{"ckpt_id", std::to_string(r->ckpt_id)}});
     ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}});
     return iteration_;
+  }
+
+  // Collective: what this rank's node holds of the job's checkpoints and which
+  // one every rank can restore; a file that could not be read is said here
+  // (at start and after a run-through repair alike).
+  void planRestore() {
+    plan_ = restorer_.plan();
+    for (const auto& p : restorer_.scanProblems()) std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, p.c_str());
   }
 
   // Collective: which process holds each rank now, so that a peer's last will
