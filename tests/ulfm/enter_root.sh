@@ -8,7 +8,7 @@
 # relaunch. $FTB_ROOT_AGENT_DIR, when set, appears as /run/ftb-agent (the
 # directory of the host agent's IPC socket). $FTB_ROOT_NETNS, when set: the
 # command runs in that network namespace, and the host's /run/netns appears
-# as the root's (the lab's nodes, lab_netns.sh and lab_rsh.sh).
+# as the root's (the lab's nodes: tests/lib/netns_switch.sh, lab_rsh.sh).
 set -euo pipefail
 root=$1
 shift

@@ -1,5 +1,5 @@
 #!/bin/bash
-# PRRTE's ssh agent in the ULFM tier's lab (lab_netns.sh), run inside the
+# PRRTE's ssh agent in the ULFM tier's lab (run_through_test.sh), run inside the
 # trixie root: `lab_rsh.sh NODE COMMAND...` runs COMMAND as a shell command on
 # NODE: in its network namespace ($FTB_LAB_TAG-NODE), with its own hostname
 # (Open MPI tells nodes apart by it) and its own /dev/shm (a node's memory:

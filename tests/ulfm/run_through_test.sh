@@ -20,6 +20,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 runfiles=${TEST_SRCDIR:-${RUNFILES_DIR:-$0.runfiles}}
 here="$runfiles/ftb/tests/ulfm"
 src_root="$runfiles/ftb"
+netns_switch="$src_root/tests/lib/netns_switch.sh"
 cache=/var/cache/ftb-test
 if [[ "${1:-}" == --bench ]]; then
   rounds=${2:-3}
@@ -70,7 +71,7 @@ agent_n3=""
 lab_up=""
 cleanup() {
   set +e
-  [[ -n "$lab_up" ]] && bash "$here/lab_netns.sh" down "$lab_tag" "${lab_nodes[@]}"
+  [[ -n "$lab_up" ]] && bash "$netns_switch" down "$lab_tag-head" "${lab_nodes[@]/#/$lab_tag-}"
   [[ -n "$watch_pid" ]] && kill $watch_pid 2>/dev/null
   [[ -n "$agent_pid" ]] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
   [[ -n "$agent_n3" ]] && kill -KILL "$agent_n3" 2>/dev/null && wait "$agent_n3" 2>/dev/null
@@ -223,6 +224,7 @@ pids_of_ranks() {  # JOB RANK...: the host pids of those ranks of job JOB (FTB_J
     grep -qx "FTB_JOB_ID=$1" <<<"$env" || continue
     for r in "${@:2}"; do grep -qx "OMPI_COMM_WORLD_RANK=$r" <<<"$env" && echo "$pid"; done
   done
+  return 0  # none found is an empty answer, not a failure (set -e)
 }
 
 # The bench's failure-free overhead of the ULFM path: bare mpirun (no --with-ft,
@@ -568,36 +570,50 @@ await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*nodes=n2,n3 .*step=spaw
   "FTB_RESTART_DONE .*corr=rt-$job_id-1-r2.3 level=L1 .*rank=3 rebuilt=none"
 echo "two dead at once: one repair, both replaced in place, $two in $((SECONDS - t0)) s, bit-exact"
 
-# Across nodes (issue 33, item 3): network namespaces n1-n3 (lab_netns.sh),
+# Across nodes (issue 33, item 3): network namespaces n1-n3 (netns_switch.sh),
 # each a node with its own address, hostname and /dev/shm, mpirun in the head
 # reaching them through lab_rsh.sh; ranks 0-1 on n1, 2-3 on n2, n3 the spare
-# in the allocation (FTBCKPT_SPARE_NODES). Both ranks of n2 die: its machine
-# then runs no rank of the job, where Open MPI 5.0.7 cannot spawn
+# in the allocation (FTBCKPT_SPARE_NODES). Both ranks of n2 die, stopped then
+# killed in a compute phase (as above: one repair sees both gone): its
+# machine then runs no rank of the job, where Open MPI 5.0.7 cannot spawn
 # (emptiedNodes), so both replacements start on n3 together and rebuild their
 # data from their groups' parity over the lab's network (n2's memory is not
-# n3's). No agent here: the MPI tells the survivors.
+# n3's). No agent here: the survivors learn it from MPI once their phase ends.
 t0=$SECONDS
 lab_tag=fu$$ lab_net=10.252.7 lab_nodes=(n1 n2 n3)
 lab_up=1
-bash "$here/lab_netns.sh" up "$lab_tag" "$lab_net" "${lab_nodes[@]}" || fail "could not build the lab's network namespaces"
-i=11
-for n in head "${lab_nodes[@]}"; do
-  if [[ "$n" == head ]]; then echo "$lab_net.1 head"; else echo "$lab_net.$i $n" && i=$((i + 1)); fi
-done >>"$root/etc/hosts"
+lab_hosts=("$lab_tag-head=$lab_net.1/24") lab_names=("$lab_net.1 head")
+for i in "${!lab_nodes[@]}"; do
+  lab_hosts+=("$lab_tag-${lab_nodes[$i]}=$lab_net.$((11 + i))/24")
+  lab_names+=("$lab_net.$((11 + i)) ${lab_nodes[$i]}")
+done
+bash "$netns_switch" up "${lab_hosts[@]}" || fail "could not build the lab's network namespaces"
+printf '%s\n' "${lab_names[@]}" >>"$root/etc/hosts"
 printf '%s slots=2\n' "${lab_nodes[@]}" >"$root/src/lab-hosts"
 cp "$here/lab_rsh.sh" "$root/src/"
-status=0
 done_file=$work/lab.log
 export FTB_ROOT_NETNS=$lab_tag-head
-in_root "$deadline" /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FTB_LAB_TAG="$lab_tag" \
+(status=0 && in_root "$deadline" /usr/bin/env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FTB_LAB_TAG="$lab_tag" \
   mpirun --with-ft ulfm --hostfile /src/lab-hosts --prtemca plm_ssh_agent /src/lab_rsh.sh \
   --prtemca oob_tcp_if_exclude lo --mca btl self,sm,tcp --mca btl_tcp_if_exclude lo \
   --map-by ppr:2:node:OVERSUBSCRIBE -np "$ranks" -x FTBCKPT_AGENT=0 -x FTB_JOB_ID=ULFMLAB -x FTBCKPT_LEVEL=L3 \
   -x FTBCKPT_GROUP_SIZE=2 -x FTBCKPT_SPARE_NODES=n3 -x FTBCKPT_RUN_THROUGH_TRACE=1 \
-  /src/out/stencil "${stencil_args[@]}" --crash-at 50 --crash-node n2 >"$work/lab.log" 2>&1 || status=$?
+  /src/out/stencil "${stencil_args[@]}" --stall-at 50 --stall-ms 15000 >"$work/lab.log" 2>&1 || status=$?
+  echo "$status" >"$work/lab.status") &
+job_runner=$!
+for _ in $(seq 1 600); do
+  (($(grep -ac 'computes for up to' "$work/lab.log" 2>/dev/null) == ranks)) && break
+  sleep 0.1
+done
+victims=$(pids_of_ranks ULFMLAB 2 3)
+(($(wc -w <<<"$victims") == 2)) || { cat "$work/lab.log" >&2; fail "across nodes: ranks 2 and 3 not found in their compute phase ($victims)"; }
+kill -STOP $victims
+kill -KILL $victims
+wait "$job_runner" || true
+status=$(cat "$work/lab.status")
 unset FTB_ROOT_NETNS
 done_file=""
-bash "$here/lab_netns.sh" down "$lab_tag" "${lab_nodes[@]}"
+bash "$netns_switch" down "$lab_tag-head" "${lab_nodes[@]/#/$lab_tag-}"
 lab_up=""
 [[ "$(result lab)" == "$clean" ]] || { cat "$work/lab.log" >&2; fail "across nodes: '$(result lab)' (exit $status), not '$clean'"; }
 grep -aq 'run-through rt-ULFMLAB-1-r2.3 rank 0 step spawned hosts=n3,n3 nodes=n3,n3 ' "$work/lab.log" ||

@@ -7,6 +7,7 @@ set -euo pipefail
 
 AGENT="$1"
 FTBCTL="$2"
+NETNS_SWITCH="$3"
 TAG="ftb$$"
 SWITCH="${TAG}sw"
 HOSTS=("${TAG}h0" "${TAG}h1" "${TAG}h2")
@@ -16,28 +17,17 @@ TMP="$(mktemp -d /tmp/ftb-netns.XXXXXX)"
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  for ns in "${HOSTS[@]}" "$SWITCH"; do ip netns del "$ns" 2>/dev/null || true; done
+  bash "$NETNS_SWITCH" down "${HOSTS[@]}" "$SWITCH"
   rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-if ! ip netns add "$SWITCH" 2>/dev/null; then
+if ! ip netns add "${TAG}probe" 2>/dev/null; then
   echo "SKIPPED: network namespaces cannot be created here (needs root and iproute2)"
   exit 0
 fi
-ip -n "$SWITCH" link add br0 type bridge
-ip -n "$SWITCH" link set br0 up
-for i in 0 1 2; do
-  ns="${HOSTS[$i]}"
-  ip netns add "$ns"
-  ip link add "v${TAG}h$i" netns "$ns" type veth peer name "p$i" netns "$SWITCH"
-  ip -n "$ns" link set "v${TAG}h$i" name eth0
-  ip -n "$ns" addr add "10.254.0.$((i + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-  ip -n "$SWITCH" link set "p$i" master br0
-  ip -n "$SWITCH" link set "p$i" up
-done
+ip netns del "${TAG}probe"
+bash "$NETNS_SWITCH" up "$SWITCH" "${HOSTS[0]}=10.254.0.1/24" "${HOSTS[1]}=10.254.0.2/24" "${HOSTS[2]}=10.254.0.3/24" >/dev/null
 
 seed="tcp://10.254.0.1:10809"
 for i in 0 1 2; do
