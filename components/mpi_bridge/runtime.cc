@@ -511,6 +511,7 @@ class RuntimeImpl : public Runtime {
 
   int finalize() override {
     hang_watch_.reset();  // the application is done with its loop
+    UlfmRecovery::settleBeforeFinalize();
     (void)finishAsync();
     writer_.finish();
     if (flusher_) flusher_->wait();

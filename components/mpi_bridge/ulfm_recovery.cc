@@ -183,6 +183,10 @@ void UlfmRecovery::watch(MPI_Comm comm) {
 
 bool UlfmRecovery::failed() const { return g_failed.load(); }
 
+void UlfmRecovery::settleBeforeFinalize() {
+  if (g_watching.load()) (void)MPI_Barrier(g_job_comm);
+}
+
 void UlfmRecovery::noticedByBackplane() {
   if (g_watching.load()) markFailed(kNoticedByBackplane);
 }
@@ -368,6 +372,7 @@ const bool kUlfmBuilt = false;
 Status UlfmRecovery::joinIfReplacement(MPI_Comm&, Config&) { return {}; }
 void UlfmRecovery::watch(MPI_Comm) {}
 bool UlfmRecovery::failed() const { return false; }
+void UlfmRecovery::settleBeforeFinalize() {}
 void UlfmRecovery::noticedByBackplane() {}
 bool UlfmRecovery::interrupted() { return false; }
 void UlfmRecovery::revokeWith(MPI_Comm) {}

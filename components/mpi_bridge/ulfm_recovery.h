@@ -88,6 +88,14 @@ class UlfmRecovery {
   // spawn hangs in Open MPI 5.0.7).
   Result<MPI_Comm> repair(const Job& job, Config& config, Bridge& bridge, const NodeStates& node_states);
 
+  // Before MPI_Finalize, on the watched communicator: a barrier, so that no
+  // process enters MPI_Finalize while its last messages may still wait for
+  // their connection. A replacement across nodes can crash in Open MPI
+  // 5.0.7's MPI_Finalize (its disconnect from the spawning job), and a job's
+  // last gather was lost with it once (tests/ulfm, across nodes: no RESULT).
+  // Errors are ignored (a rank that died after its last loop()).
+  static void settleBeforeFinalize();
+
   // Publishes step `step` of the current recovery (restored, computing) with
   // the milliseconds since its detection.
   void publishStep(Bridge& bridge, const std::string& step, const Tags& extra = {}) const;

@@ -3,8 +3,8 @@
  * 4 ranks on "nodes" n0..n3 with FTBCKPT_GROUP_SIZE=2: checkpoint groups
  * {0,1} and {2,3}. After a checkpoint, rank 3 SIGKILLs itself; rank 0 notices
  * at once (rank 3's last will over the backplane, or a receive from rank 3)
- * and goes to the repair at its next ftbckpt_loop; rank 1, which has not
- * noticed, starts a checkpoint, as a rank
+ * and goes to the repair at its next ftbckpt_loop; rank 1, past the same
+ * ftbckpt_loop (a barrier before the kill), starts a checkpoint, as a rank
  * that ran ahead of its group does in the stencil. Its group {0,1} holds no
  * dead rank, and rank 0 never joins: unless the runtime revokes the group's
  * communicator too, rank 1 waits in it forever, and so does the repair's
@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
     if (it == kCheckpointAt && (rc = ftbckpt_checkpoint(FTBCKPT_DEFAULT, it))) die("ftbckpt_checkpoint", rc);
     if (it == kFailAt && !injected) {
       injected = 1;
+      /* Every rank is past this iteration's ftbckpt_loop before rank 3 dies:
+       * otherwise rank 1 could hear the last will inside that call and be
+       * repaired there, never starting the checkpoint this probe is about. */
+      MPI_Barrier(comm);
       MPI_Comm pair = MPI_COMM_NULL;
       if (app_comm) {
         MPI_Comm_split(comm, rank / 2, rank, &pair);
