@@ -5,6 +5,7 @@
 
 #include "components/mpi_bridge/ftbckpt.h"
 #include "components/mpi_bridge/ftbckpt.hpp"
+#include "components/mpi_bridge/logged_mpi.h"
 #include "components/mpi_bridge/ulfm_recovery.h"
 
 namespace {
@@ -12,6 +13,7 @@ namespace {
 using ftb::Code;
 using ftb::Status;
 using ftb::mpi_bridge::Level;
+using ftb::mpi_bridge::LoggedMpi;
 using ftb::mpi_bridge::Runtime;
 
 std::unique_ptr<Runtime> g_runtime;
@@ -38,6 +40,7 @@ int notInitialised() { return fail(ftb::failedPrecondition("ftbckpt_init has not
 extern "C" {
 
 int ftbckpt_init(MPI_Comm comm) {
+  LoggedMpi::RuntimeCall in_runtime;  // its own MPI calls are not the application's traffic
   if (g_runtime) return fail(ftb::failedPrecondition("ftbckpt_init called twice"));
   auto config = ftb::mpi_bridge::configFromEnvironment();
   if (!config) return fail(config.status());
@@ -54,6 +57,7 @@ int ftbckpt_protect(int id, void* ptr, size_t bytes) {
 }
 
 int ftbckpt_loop(void) {
+  LoggedMpi::RuntimeCall in_runtime;  // its own MPI calls are not the application's traffic
   if (!g_runtime) return notInitialised();
   auto r = g_runtime->loop();
   if (!r) return fail(r.status());
@@ -61,6 +65,7 @@ int ftbckpt_loop(void) {
 }
 
 int ftbckpt_checkpoint(int level, long iteration) {
+  LoggedMpi::RuntimeCall in_runtime;  // its own MPI calls are not the application's traffic
   if (!g_runtime) return notInitialised();
   if (level < FTBCKPT_DEFAULT || level > FTBCKPT_L5) {
     return fail(ftb::invalidArgument("level " + std::to_string(level) + " is not 0 (default) or 1..5"));
@@ -73,12 +78,14 @@ int ftbckpt_checkpoint(int level, long iteration) {
 int ftbckpt_restart_available(void) { return g_runtime && g_runtime->restartAvailable() ? 1 : 0; }
 
 long ftbckpt_recover(void) {
+  LoggedMpi::RuntimeCall in_runtime;  // its own MPI calls are not the application's traffic
   if (!g_runtime) return notInitialised();
   auto r = g_runtime->recover();
   return r ? static_cast<long>(r->iteration) : fail(r.status());
 }
 
 int ftbckpt_finalize(void) {
+  LoggedMpi::RuntimeCall in_runtime;  // its own MPI calls are not the application's traffic
   if (!g_runtime) return notInitialised();
   int code = g_runtime->finalize();
   g_runtime.reset();

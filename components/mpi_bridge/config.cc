@@ -139,7 +139,8 @@ Result<Config> configFromEnvironment() {
   for (auto [name, field, min] : {IntVar{"FTBCKPT_GROUP_SIZE", &c.group_size, 2}, IntVar{"FTBCKPT_RS_M", &c.rs_m, 1},
                                   IntVar{"FTBCKPT_AGENT_TIMEOUT_MS", &c.agent_timeout_ms, 1},
                                   IntVar{"FTBCKPT_POLL_EVERY", &c.poll_every, 1},
-                                  IntVar{"FTBCKPT_HANG_FLOOR_MS", &c.hang_floor_ms, 100}}) {
+                                  IntVar{"FTBCKPT_HANG_FLOOR_MS", &c.hang_floor_ms, 100},
+                                  IntVar{"FTBCKPT_LOG_MB", &c.log_mb, 1}}) {
     if (const char* v = env(name)) {
       auto n = parseNonNegative(name, v);
       if (!n) return n.status();
@@ -157,6 +158,7 @@ Result<Config> configFromEnvironment() {
   if (const char* v = env("FTBCKPT_ASYNC")) c.async = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_HUGE_PAGES")) c.huge_pages = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_HANG_WATCH")) c.hang_watch = std::string(v) != "0";
+  if (const char* v = env("FTBCKPT_LOCAL_ROLLBACK")) c.local_rollback = std::string(v) != "0";
   if (const char* v = env("FTBCKPT_HANG_FACTOR")) {
     auto f = parseSeconds("FTBCKPT_HANG_FACTOR", v);
     if (!f) return f.status();

@@ -40,6 +40,8 @@ struct Config {
   bool huge_pages = true;         // FTBCKPT_HUGE_PAGES=0: no MADV_HUGEPAGE on checkpoint memory
   bool node_encoder = false;      // FTBCKPT_ENCODER=node: a dedicated encoder process per node
   std::vector<int> encoder_cpus;  // FTBCKPT_ENCODER_CPUS: where encoders run ("" = where they were started)
+  bool local_rollback = false;    // FTBCKPT_LOCAL_ROLLBACK=1: log the application's traffic (logged_mpi.h)
+  int log_mb = 256;               // FTBCKPT_LOG_MB (>= 1): the log's bound per rank and epoch
   std::string corr_id;            // FTB_CORR_ID: correlation id of the recovery we are in
   bool hang_watch = true;         // FTBCKPT_HANG_WATCH=0: no watchdog thread (hang_watch.h)
   int hang_floor_ms = 1000;       // FTBCKPT_HANG_FLOOR_MS: a stall shorter than this is never announced

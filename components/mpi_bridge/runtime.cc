@@ -27,6 +27,7 @@
 #include "components/mpi_bridge/group_reprotect.h"
 #include "components/mpi_bridge/hang_watch.h"
 #include "components/mpi_bridge/job.h"
+#include "components/mpi_bridge/logged_mpi.h"
 #include "components/mpi_bridge/node_encoder.h"
 #include "components/mpi_bridge/schedule.h"
 #include "components/mpi_bridge/ulfm_recovery.h"
@@ -120,6 +121,7 @@ class RuntimeImpl : public Runtime {
     ulfm_.watch(job_.comm);
     planRestore();
     last_checkpoint_ = Clock::now();
+    startLogging(kJobStart);
     return {};
   }
 
@@ -157,6 +159,7 @@ class RuntimeImpl : public Runtime {
       return r.status();
     }
     next_ckpt_id_ = r->ckpt_id + 1;
+    startLogging(r->ckpt_id);  // every rank restored it: a line no message crosses
     // Every rank alike (survivors' own source is L1): the checkpoint's slot is kept.
     if (plan_.level != Level::kL1) newest_encoded_id_ = r->ckpt_id;
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
@@ -300,6 +303,9 @@ class RuntimeImpl : public Runtime {
     }
     double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, job_.comm);
+    if (LoggedMpi::started()) {
+      if (Status s = LoggedMpi::checkpointLine(next_ckpt_id_); !s.ok()) return s;
+    }
     CheckpointReport report{next_ckpt_id_, level, w->bytes, w->stored, seconds};
     if (level == Level::kL5) flusher_->start(next_ckpt_id_, iteration, w->blob, w->bytes, w->blob_crc);
     if (level != Level::kL1) {
@@ -425,6 +431,12 @@ class RuntimeImpl : public Runtime {
   }
 
   Result<long> repairAndRestore() {
+    if (LoggedMpi::started() && job_.rank == 0) {
+      const MessageLog& log = LoggedMpi::log();
+      std::fprintf(stderr, "ftbckpt: rank 0: global rollback (every rank restores): %s\n",
+                   log.replayable() ? "local recovery from the message log is not built yet"
+                                    : log.whyNotReplayable().c_str());
+    }
     deaths_.repairing();
     auto repaired = ulfm_.repair(job_, job_.config, *bridge_, node_states_);
     if (!repaired) return repaired.status();
@@ -511,6 +523,7 @@ class RuntimeImpl : public Runtime {
 
   int finalize() override {
     hang_watch_.reset();  // the application is done with its loop
+    stopLogging();
     UlfmRecovery::settleBeforeFinalize();
     (void)finishAsync();
     writer_.finish();
@@ -542,6 +555,27 @@ class RuntimeImpl : public Runtime {
   }
 
  private:
+  static constexpr std::int64_t kJobStart = -1;  // the line before any checkpoint
+
+  // Local rollback (FTBCKPT_LOCAL_ROLLBACK=1): a fresh log of the
+  // application's traffic on the job's communicator from `line` on.
+  void startLogging(std::int64_t line) {
+    if (job_.config.local_rollback) {
+      LoggedMpi::start(job_.comm, static_cast<std::size_t>(job_.config.log_mb) << 20, line);
+    }
+  }
+
+  // Its figures, one line per rank: what the bound must hold (peak) against it.
+  void stopLogging() {
+    if (!LoggedMpi::started()) return;
+    const MessageLog& log = LoggedMpi::log();
+    std::fprintf(stderr, "ftbckpt: rank %d: message log peak %.2f MiB of %d MiB (FTBCKPT_LOG_MB)%s%s\n", job_.rank,
+                 static_cast<double>(log.peakBytes()) / (1 << 20), job_.config.log_mb,
+                 log.replayable() ? "" : "; not replayable since checkpoint line ",
+                 log.replayable() ? "" : (std::to_string(log.line()) + ": " + log.whyNotReplayable()).c_str());
+    LoggedMpi::stop();
+  }
+
   // Rank 0 decides for everyone: its oldest unserved request, else Young/Daly.
   // A fixed interval needs no agreement.
   Action decide() {

@@ -1,0 +1,155 @@
+#include "components/mpi_bridge/logged_mpi.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "components/mpi_bridge/interposition.h"
+
+namespace ftb::mpi_bridge {
+namespace {
+
+using interposition::LoggedRequest;
+
+// Written by start()/stop() on the MPI thread; `comm` is read by every
+// thread's MPI calls, hence atomic. The rest only on the MPI thread.
+struct Logging {
+  std::atomic<MPI_Comm> comm{MPI_COMM_NULL};
+  pthread_t thread{};
+  std::unique_ptr<MessageLog> log;
+  std::unordered_set<const LoggedRequest*> requests;
+  std::unordered_set<MPI_Comm> derived;  // from the logged communicator, by the application
+};
+
+Logging g_logging;
+thread_local int t_runtime_calls = 0;
+
+}  // namespace
+
+void LoggedMpi::start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line) {
+  stop();
+  g_logging.thread = pthread_self();
+  g_logging.log = std::make_unique<MessageLog>(bound_bytes);
+  g_logging.log->startEpoch(line);
+  g_logging.comm.store(comm);
+}
+
+void LoggedMpi::stop() {
+  g_logging.comm.store(MPI_COMM_NULL);
+  // Handles the application still holds stay valid (their requests are only
+  // forgotten by the table): they are Open MPI's business no more.
+  g_logging.requests.clear();
+  g_logging.derived.clear();
+  g_logging.log.reset();
+}
+
+bool LoggedMpi::started() { return g_logging.comm.load() != MPI_COMM_NULL; }
+
+const MessageLog& LoggedMpi::log() { return *g_logging.log; }
+
+Status LoggedMpi::checkpointLine(std::int64_t line) {
+  const MPI_Comm comm = g_logging.comm.load();
+  if (comm == MPI_COMM_NULL) return failedPrecondition("local rollback's log is not started");
+  MessageLog& log = *g_logging.log;
+  int size = 0, rank = 0;
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  std::vector<std::uint64_t> sent(size), sent_to_me(size);
+  for (int peer = 0; peer < size; ++peer) sent[peer] = log.sentTo(peer);
+  const int rc = PMPI_Alltoall(sent.data(), 1, MPI_UINT64_T, sent_to_me.data(), 1, MPI_UINT64_T, comm);
+  if (rc != MPI_SUCCESS) return unavailable("the checkpoint line's message count failed (MPI error " + std::to_string(rc) + ")");
+  std::string crossed;
+  for (int peer = 0; peer < size && crossed.empty(); ++peer) {
+    if (sent_to_me[peer] != log.receivedFrom(peer)) {
+      crossed = "a message from rank " + std::to_string(peer) + " to rank " + std::to_string(rank) +
+                " crossed checkpoint line " + std::to_string(line) + " (sent " + std::to_string(sent_to_me[peer]) +
+                ", received " + std::to_string(log.receivedFrom(peer)) + " before it)";
+    }
+  }
+  log.startEpoch(line);
+  if (!crossed.empty()) log.spoil(crossed);
+  return {};
+}
+
+LoggedMpi::RuntimeCall::RuntimeCall() { ++t_runtime_calls; }
+LoggedMpi::RuntimeCall::~RuntimeCall() { --t_runtime_calls; }
+
+namespace interposition {
+
+MessageLog* logForThisThread() {
+  if (g_logging.comm.load(std::memory_order_relaxed) == MPI_COMM_NULL || t_runtime_calls > 0 ||
+      !pthread_equal(pthread_self(), g_logging.thread)) {
+    return nullptr;
+  }
+  return g_logging.log.get();
+}
+
+MessageLog* logFor(MPI_Comm comm, const char* call) {
+  if (comm == MPI_COMM_NULL) return nullptr;
+  if (comm == g_logging.comm.load(std::memory_order_relaxed)) return logForThisThread();
+  MessageLog* log = g_logging.derived.empty() ? nullptr : logForThisThread();
+  if (log && g_logging.derived.count(comm)) {
+    log->spoil(std::string(call) + " on a communicator derived from the logged one (its traffic is not logged)");
+  }
+  return nullptr;
+}
+
+LoggedRequest* logged(MPI_Request request) {
+  if (request == MPI_REQUEST_NULL || g_logging.requests.empty()) return nullptr;
+  auto* candidate = reinterpret_cast<LoggedRequest*>(request);
+  return g_logging.requests.count(candidate) ? candidate : nullptr;
+}
+
+MPI_Request handOut(LoggedRequest request) {
+  auto* owned = new LoggedRequest(request);
+  g_logging.requests.insert(owned);
+  return reinterpret_cast<MPI_Request>(owned);
+}
+
+void forget(LoggedRequest* request) {
+  g_logging.requests.erase(request);
+  delete request;
+}
+
+void received(MessageLog& log, bool wildcard, const MPI_Status& status) {
+  if (status.MPI_SOURCE == MPI_PROC_NULL) return;
+  const Channel channel{status.MPI_SOURCE, status.MPI_TAG};
+  log.received(channel);
+  if (wildcard) log.record({Determinant::Kind::kMatch, channel, {}});
+}
+
+int packedBytes(int count, MPI_Datatype type) {
+  int bytes = 0;
+  PMPI_Pack_size(count, type, g_logging.comm.load(std::memory_order_relaxed), &bytes);
+  return bytes;
+}
+
+void pack(const void* buf, int count, MPI_Datatype type, std::byte* room, int bytes) {
+  int position = 0;
+  PMPI_Pack(buf, count, type, room, bytes, &position, g_logging.comm.load(std::memory_order_relaxed));
+}
+
+void uncovered(MPI_Comm comm, const char* call) {
+  if (MessageLog* log = logFor(comm, call)) {
+    log->spoil(std::string(call) + " on the logged communicator (not covered by local rollback's log)");
+  }
+}
+
+void derived(MPI_Comm parent, MPI_Comm made, const char* call) {
+  MessageLog* log = logForThisThread();
+  if (!log || made == MPI_COMM_NULL) return;
+  if (parent != g_logging.comm.load(std::memory_order_relaxed) && !g_logging.derived.count(parent)) return;
+  log->spoil(std::string(call) + " made a communicator from the logged one (its traffic is not logged)");
+  g_logging.derived.insert(made);
+}
+
+void freed(MPI_Comm comm) {
+  if (logForThisThread()) g_logging.derived.erase(comm);
+}
+
+}  // namespace interposition
+}  // namespace ftb::mpi_bridge

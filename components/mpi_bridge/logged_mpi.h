@@ -1,0 +1,66 @@
+// Local rollback's log of the application's MPI traffic (docs/FTBCKPT.md,
+// "Local rollback"). This library defines MPI_Send, MPI_Recv, MPI_Wait, ...
+// (the MPI profiling interface): a program linked to ftbckpt calls them
+// instead of Open MPI's, and they call their PMPI_ twins. Once start() names
+// the job's communicator, the application's calls on it are logged in a
+// MessageLog (message_log.h):
+//
+//   covered: MPI_Send, MPI_Ssend, MPI_Isend, MPI_Issend, MPI_Recv, MPI_Irecv,
+//     MPI_Sendrecv, MPI_Probe, MPI_Iprobe (logged_p2p.cc); MPI_Wait, Waitall,
+//     Waitany, Waitsome, Test, Testall, Testany, Testsome,
+//     MPI_Request_get_status, MPI_Request_free of a send (logged_requests.cc);
+//     MPI_Barrier, MPI_Bcast, MPI_Allreduce, MPI_Allgather, MPI_Gather
+//     (logged_collectives.cc).
+//   uncovered (uncovered_calls.cc: the other point-to-point and collective
+//     calls, communicators derived from it, windows): they run as usual but
+//     spoil the epoch's log, so that a failure in it is recovered by global
+//     rollback, and the reason names the call.
+//
+// Logged: calls on the logged communicator from the thread that called
+// start(), outside the runtime's own calls (RuntimeCall). Everything else,
+// and everything before start(), goes straight to PMPI.
+//
+// Requests of logged calls are this library's handles, not Open MPI's: pass
+// them only to the calls above (MPI_Cancel too), from the MPI thread.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "client/status.h"
+#include "components/mpi_bridge/message_log.h"
+
+namespace ftb::mpi_bridge {
+
+class LoggedMpi {
+ public:
+  // Logs the calls of the calling thread on `comm`, at most `bound_bytes` per
+  // epoch, from the epoch after `line` (a checkpoint every rank restored, or
+  // -1: the job's start). Again after every restore, with a new log.
+  static void start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line);
+  static void stop();
+  static bool started();
+
+  // Collective over the logged communicator, at a checkpoint line every rank
+  // reached: checks that every message sent in the ending epoch was received
+  // in it (one that crossed the line could not be replayed: the new epoch is
+  // spoiled, naming the pair of ranks), then starts epoch `line`.
+  static Status checkpointLine(std::int64_t line);
+
+  // The log of the current epoch (started() only).
+  static const MessageLog& log();
+
+  // While one exists on the MPI thread, its MPI calls pass through unlogged:
+  // the runtime's own protocols (checkpoint, restore, repair). Nests.
+  class RuntimeCall {
+   public:
+    RuntimeCall();
+    ~RuntimeCall();
+    RuntimeCall(const RuntimeCall&) = delete;
+    RuntimeCall& operator=(const RuntimeCall&) = delete;
+  };
+};
+
+}  // namespace ftb::mpi_bridge

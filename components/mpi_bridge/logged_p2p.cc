@@ -1,0 +1,132 @@
+// The point-to-point calls of logged_mpi.h: a send is logged at the sender
+// (packed before a blocking send leaves, while a nonblocking one runs), a
+// receive counted on its channel when it completes, a wildcard match or a
+// probe's answer recorded as a determinant.
+#include "components/mpi_bridge/interposition.h"
+
+using ftb::mpi_bridge::Channel;
+using ftb::mpi_bridge::Determinant;
+using ftb::mpi_bridge::MessageLog;
+using ftb::mpi_bridge::interposition::handOut;
+using ftb::mpi_bridge::interposition::logFor;
+using ftb::mpi_bridge::interposition::LoggedRequest;
+
+namespace {
+
+void logSend(MessageLog& log, const void* buf, int count, MPI_Datatype type, int dest, int tag) {
+  const int bytes = ftb::mpi_bridge::interposition::packedBytes(count, type);
+  if (std::byte* room = log.appendSent({dest, tag}, static_cast<std::size_t>(bytes))) {
+    ftb::mpi_bridge::interposition::pack(buf, count, type, room, bytes);
+  }
+}
+
+bool wildcard(int source, int tag) { return source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG; }
+
+// A blocking send: logged first, so a failure while it runs finds it in the log.
+template <typename Send>
+int loggedSend(const char* call, Send send, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               MPI_Comm comm) {
+  MessageLog* log = logFor(comm, call);
+  if (log && dest != MPI_PROC_NULL) logSend(*log, buf, count, type, dest, tag);
+  return send(buf, count, type, dest, tag, comm);
+}
+
+// A nonblocking send: posted, then copied into the log while it runs.
+template <typename Isend>
+int loggedIsend(const char* call, Isend isend, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                MPI_Comm comm, MPI_Request* request) {
+  MessageLog* log = logFor(comm, call);
+  if (!log || dest == MPI_PROC_NULL) return isend(buf, count, type, dest, tag, comm, request);
+  LoggedRequest ours;
+  const int rc = isend(buf, count, type, dest, tag, comm, &ours.real);
+  if (rc != MPI_SUCCESS) return rc;
+  logSend(*log, buf, count, type, dest, tag);
+  *request = handOut(ours);
+  return rc;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return loggedSend("MPI_Send", PMPI_Send, buf, count, type, dest, tag, comm);
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return loggedSend("MPI_Ssend", PMPI_Ssend, buf, count, type, dest, tag, comm);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return loggedIsend("MPI_Isend", PMPI_Isend, buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return loggedIsend("MPI_Issend", PMPI_Issend, buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  MessageLog* log = logFor(comm, "MPI_Recv");
+  if (!log || source == MPI_PROC_NULL) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
+  if (rc == MPI_SUCCESS) ftb::mpi_bridge::interposition::received(*log, wildcard(source, tag), *st);
+  return rc;
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  MessageLog* log = logFor(comm, "MPI_Irecv");
+  if (!log || source == MPI_PROC_NULL) return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+  LoggedRequest ours{.receive = true, .wildcard = wildcard(source, tag)};
+  const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &ours.real);
+  if (rc == MPI_SUCCESS) *request = handOut(ours);
+  return rc;
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  MessageLog* log = logFor(comm, "MPI_Sendrecv");
+  if (!log) {
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                         comm, status);
+  }
+  if (dest != MPI_PROC_NULL) logSend(*log, sendbuf, sendcount, sendtype, dest, sendtag);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                               recvtag, comm, st);
+  if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
+    ftb::mpi_bridge::interposition::received(*log, wildcard(source, recvtag), *st);
+  }
+  return rc;
+}
+
+// Which message a wildcard probe found decides what the program does next.
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  MessageLog* log = logFor(comm, "MPI_Probe");
+  if (!log || !wildcard(source, tag)) return PMPI_Probe(source, tag, comm, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Probe(source, tag, comm, st);
+  if (rc == MPI_SUCCESS) log->record({Determinant::Kind::kMatch, Channel{st->MPI_SOURCE, st->MPI_TAG}, {}});
+  return rc;
+}
+
+// Whether anything had arrived is itself an outcome to replay.
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  MessageLog* log = logFor(comm, "MPI_Iprobe");
+  if (!log || source == MPI_PROC_NULL) return PMPI_Iprobe(source, tag, comm, flag, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Iprobe(source, tag, comm, flag, st);
+  if (rc != MPI_SUCCESS) return rc;
+  if (*flag) {
+    log->record({Determinant::Kind::kMatch, Channel{st->MPI_SOURCE, st->MPI_TAG}, {}});
+  } else {
+    log->record({Determinant::Kind::kCompletion, {}, {}});
+  }
+  return rc;
+}
+
+}  // extern "C"

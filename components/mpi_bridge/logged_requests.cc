@@ -1,0 +1,215 @@
+// The request calls of logged_mpi.h. Our handles stand for a real request;
+// each call works on the real ones, then settles ours: a finished receive is
+// counted on its channel (and its match recorded if it was a wildcard), a
+// finished handle is forgotten and set to MPI_REQUEST_NULL. Which requests a
+// Waitany, Waitsome or Test* found complete is recorded as a determinant.
+// Arrays without any handle of ours go straight to PMPI.
+#include <vector>
+
+#include "components/mpi_bridge/interposition.h"
+
+using ftb::mpi_bridge::Determinant;
+using ftb::mpi_bridge::MessageLog;
+using ftb::mpi_bridge::interposition::forget;
+using ftb::mpi_bridge::interposition::logForThisThread;
+using ftb::mpi_bridge::interposition::logged;
+using ftb::mpi_bridge::interposition::LoggedRequest;
+
+namespace {
+
+// The log, if any of `requests` is ours and this thread's calls are logged.
+MessageLog* logForAny(int count, const MPI_Request* requests) {
+  MessageLog* log = logForThisThread();
+  if (!log) return nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (logged(requests[i])) return log;
+  }
+  return nullptr;
+}
+
+std::vector<MPI_Request> realOf(int count, const MPI_Request* requests) {
+  std::vector<MPI_Request> real(requests, requests + count);
+  for (auto& r : real) {
+    if (LoggedRequest* ours = logged(r)) r = ours->real;
+  }
+  return real;
+}
+
+// `*handle`'s real request is now `real` (MPI_REQUEST_NULL once it finished,
+// `succeeded` or not, with `status`).
+void settle(MessageLog& log, MPI_Request* handle, MPI_Request real, bool succeeded, const MPI_Status& status) {
+  LoggedRequest* ours = logged(*handle);
+  if (!ours) {
+    *handle = real;
+    return;
+  }
+  ours->real = real;
+  if (real != MPI_REQUEST_NULL) return;
+  if (ours->receive && succeeded) ftb::mpi_bridge::interposition::received(log, ours->wildcard, status);
+  forget(ours);
+  *handle = MPI_REQUEST_NULL;
+}
+
+bool succeededIn(int rc, const MPI_Status& status) {
+  return rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && status.MPI_ERROR == MPI_SUCCESS);
+}
+
+void recordCompleted(MessageLog& log, std::vector<int> indices) {
+  log.record({Determinant::Kind::kCompletion, {}, std::move(indices)});
+}
+
+// The statuses the caller wants, or room of our own when it ignores them.
+struct Statuses {
+  Statuses(MPI_Status* given, int count) : own(given == MPI_STATUSES_IGNORE ? count : 0) {
+    at = given == MPI_STATUSES_IGNORE ? own.data() : given;
+  }
+  std::vector<MPI_Status> own;
+  MPI_Status* at;
+};
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  MessageLog* log = logForAny(1, request);
+  if (!log) return PMPI_Wait(request, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  MPI_Request real = logged(*request)->real;
+  const int rc = PMPI_Wait(&real, st);
+  settle(*log, request, real, rc == MPI_SUCCESS, *st);
+  return rc;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  MessageLog* log = logForAny(count, requests);
+  if (!log) return PMPI_Waitall(count, requests, statuses);
+  std::vector<MPI_Request> real = realOf(count, requests);
+  Statuses st(statuses, count);
+  const int rc = PMPI_Waitall(count, real.data(), st.at);
+  for (int i = 0; i < count; ++i) settle(*log, &requests[i], real[i], succeededIn(rc, st.at[i]), st.at[i]);
+  return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  MessageLog* log = logForAny(count, requests);
+  if (!log) return PMPI_Waitany(count, requests, index, status);
+  std::vector<MPI_Request> real = realOf(count, requests);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Waitany(count, real.data(), index, st);
+  if (*index == MPI_UNDEFINED) {
+    recordCompleted(*log, {});
+  } else {
+    settle(*log, &requests[*index], real[*index], rc == MPI_SUCCESS, *st);
+    recordCompleted(*log, {*index});
+  }
+  return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  MessageLog* log = logForAny(incount, requests);
+  if (!log) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  std::vector<MPI_Request> real = realOf(incount, requests);
+  Statuses st(statuses, incount);
+  const int rc = PMPI_Waitsome(incount, real.data(), outcount, indices, st.at);
+  const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
+  for (int k = 0; k < done; ++k) {
+    settle(*log, &requests[indices[k]], real[indices[k]], succeededIn(rc, st.at[k]), st.at[k]);
+  }
+  recordCompleted(*log, std::vector<int>(indices, indices + done));
+  return rc;
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  MessageLog* log = logForAny(1, request);
+  if (!log) return PMPI_Test(request, flag, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  MPI_Request real = logged(*request)->real;
+  const int rc = PMPI_Test(&real, flag, st);
+  settle(*log, request, real, rc == MPI_SUCCESS, *st);
+  recordCompleted(*log, *flag ? std::vector<int>{0} : std::vector<int>{});
+  return rc;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  MessageLog* log = logForAny(count, requests);
+  if (!log) return PMPI_Testall(count, requests, flag, statuses);
+  std::vector<MPI_Request> real = realOf(count, requests);
+  Statuses st(statuses, count);
+  const int rc = PMPI_Testall(count, real.data(), flag, st.at);
+  std::vector<int> completed;
+  if (*flag) {
+    for (int i = 0; i < count; ++i) {
+      settle(*log, &requests[i], real[i], succeededIn(rc, st.at[i]), st.at[i]);
+      completed.push_back(i);
+    }
+  }
+  recordCompleted(*log, std::move(completed));
+  return rc;
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  MessageLog* log = logForAny(count, requests);
+  if (!log) return PMPI_Testany(count, requests, index, flag, status);
+  std::vector<MPI_Request> real = realOf(count, requests);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Testany(count, real.data(), index, flag, st);
+  if (*flag && *index != MPI_UNDEFINED) {
+    settle(*log, &requests[*index], real[*index], rc == MPI_SUCCESS, *st);
+    recordCompleted(*log, {*index});
+  } else {
+    recordCompleted(*log, {});
+  }
+  return rc;
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  MessageLog* log = logForAny(incount, requests);
+  if (!log) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  std::vector<MPI_Request> real = realOf(incount, requests);
+  Statuses st(statuses, incount);
+  const int rc = PMPI_Testsome(incount, real.data(), outcount, indices, st.at);
+  const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
+  for (int k = 0; k < done; ++k) {
+    settle(*log, &requests[indices[k]], real[indices[k]], succeededIn(rc, st.at[k]), st.at[k]);
+  }
+  recordCompleted(*log, std::vector<int>(indices, indices + done));
+  return rc;
+}
+
+// Asks without finishing the request: the answer is recorded, nothing settled.
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  MessageLog* log = logForAny(1, &request);
+  if (!log) return PMPI_Request_get_status(request, flag, status);
+  const int rc = PMPI_Request_get_status(logged(request)->real, flag, status);
+  recordCompleted(*log, *flag ? std::vector<int>{0} : std::vector<int>{});
+  return rc;
+}
+
+// A send's message is in the log already; a receive freed before it finished
+// can never be counted, so the epoch cannot be replayed.
+int MPI_Request_free(MPI_Request* request) {
+  MessageLog* log = logForAny(1, request);
+  if (!log) return PMPI_Request_free(request);
+  LoggedRequest* ours = logged(*request);
+  if (ours->receive) log->spoil("MPI_Request_free of a receive on the logged communicator");
+  const int rc = PMPI_Request_free(&ours->real);
+  forget(ours);
+  *request = MPI_REQUEST_NULL;
+  return rc;
+}
+
+// Whether a cancel succeeds is not known until the request finishes: the
+// epoch cannot be replayed. The handle stays ours until it is waited for.
+int MPI_Cancel(MPI_Request* request) {
+  MessageLog* log = logForAny(1, request);
+  if (!log) return PMPI_Cancel(request);
+  log->spoil("MPI_Cancel of a request on the logged communicator (not covered by local rollback's log)");
+  return PMPI_Cancel(&logged(*request)->real);
+}
+
+}  // extern "C"
