@@ -1,0 +1,73 @@
+// What a local recovery must do, decided from every rank's account of its
+// message log after a repair (docs/FTBCKPT.md, "Local rollback"), or why it
+// cannot be done and every rank rolls back instead.
+//
+// Each rank describes its log (LogAccount): the checkpoint line its epoch
+// started at, whether it can be replayed, how many messages it sent and
+// received per channel, how many collectives it completed. A lost rank's
+// replacement has restarted from that line, so its account is empty. Then:
+//   - a survivor resends, on the repaired communicator, each message a
+//     channel's receiver has not received (a survivor's message lost with the
+//     old communicator, or everything it sent the lost rank since the line);
+//   - the replacement skips, per channel, the sends its survivors received;
+//   - collectives some survivor completed are handed to whoever did not
+//     (the replacement, or a survivor interrupted inside one) from a log that
+//     holds them.
+// Pure: no MPI. The runtime gathers the accounts and carries the plan out.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "client/status.h"
+#include "components/mpi_bridge/message_log.h"
+
+namespace ftb::mpi_bridge {
+
+struct LogAccount {
+  std::int64_t line = -1;
+  bool replayable = true;
+  std::string why_not;                      // when not replayable
+  std::map<Channel, std::uint64_t> sent;      // channel = (destination, tag)
+  std::map<Channel, std::uint64_t> received;  // channel = (source, tag)
+  std::uint64_t collectives = 0;
+};
+
+// From rank `from` to rank `channel.peer`: the messages after the first `skip`
+// of that channel in `from`'s log.
+struct Resend {
+  int from = 0;
+  Channel channel;
+  std::uint64_t skip = 0;
+};
+
+struct LocalRecoveryPlan {
+  bool local = false;
+  std::string why_global;  // when !local: which rule sent every rank back
+  int lost = -1;
+  std::int64_t line = -1;
+  std::vector<Resend> resends;
+  // Per channel (destination, tag) of the replacement: sends to skip.
+  std::map<Channel, std::uint64_t> replacement_skips;
+  // The most collectives any survivor completed, and a survivor whose log
+  // holds all of them (-1 when none completed any).
+  std::uint64_t collectives = 0;
+  int collectives_from = -1;
+};
+
+// What `log` says of this rank's epoch.
+LogAccount accountOf(const MessageLog& log);
+// The account as a record of 64-bit words for the exchange after a repair
+// (word_codec.h; host byte order: the job's machines are of one kind).
+std::vector<std::uint8_t> encodeAccount(const LogAccount& account);
+Result<LogAccount> decodeAccount(const std::vector<std::uint8_t>& record);
+
+// `accounts[r]` is rank r's; `lost` the ranks replaced in this repair;
+// `restorable` the checkpoint the restore plan found every rank can restore
+// (-1: none, the job's start).
+LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, const std::vector<int>& lost,
+                                    std::int64_t restorable);
+
+}  // namespace ftb::mpi_bridge
