@@ -509,17 +509,29 @@ grep -aq 'another process died during recovery rt-ULFMRESTORE-1-r3' "$work/inres
   { cat "$work/inrestore.log" >&2; fail "replacement dying while restoring: the survivors did not repair again"; }
 echo "replacement dying while restoring: repaired again, $(result inrestore) in $((SECONDS - t0)) s, bit-exact"
 
-# The backplane tells the runtime first (issue 33, item 2): the survivors are
-# in a compute phase of up to 60 s without MPI calls (stencil --stall-at) when
-# rank 3 dies (its replacement, in place, restored: no second kill), so no
-# MPI call can fail and tell them. Its last will, published by the agent when
-# the process dies, must reach their runtimes, which make
-# ftbckpt_interrupted() true: each leaves the phase and repairs. Without it
-# they compute the full 60 s and say so ("never interrupted").
+# The backplane tells the runtime first (issue 33, item 2): every rank is in a
+# compute phase of up to 60 s without MPI calls (stencil --stall-at) when
+# rank 3 is killed from outside (its replacement, in place, restored: it does
+# not stall), so no MPI call can fail and tell the survivors. Its last will,
+# published by the agent when the process dies, must reach their runtimes,
+# which make ftbckpt_interrupted() true: each leaves the phase and repairs.
+# Without it they compute the full 60 s and say so ("never interrupted").
+# The kill waits for every rank's phase: a survivor still inside
+# ftbckpt_loop would hear the will there and be repaired without one.
 t0=$SECONDS
 extra_env=(-x FTB_JOB_ID=ULFMSTALL)
-status=$(run_job stall "$deadline" "${crash[@]}" --crash-once --stall-at 50 --stall-ms 60000)
+run_job stall "$deadline" --stall-at 50 --stall-ms 60000 >"$work/stall.status" &
+job_runner=$!
+for _ in $(seq 1 600); do
+  (($(grep -ac 'computes for up to' "$work/stall.log" 2>/dev/null) == ranks)) && break
+  sleep 0.1
+done
+victim=$(pids_of_ranks ULFMSTALL 3)
+[[ -n "$victim" ]] || { cat "$work/stall.log" >&2; fail "compute phase: rank 3 not found in its compute phase"; }
+kill -KILL $victim
+wait "$job_runner" || true
 extra_env=()
+status=$(cat "$work/stall.status")
 stalled=$(result stall)
 [[ -n "$stalled" ]] || { cat "$work/stall.log" >&2; fail "compute phase: no RESULT after the kill (exit $status)"; }
 ! grep -aq 'never interrupted' "$work/stall.log" ||
