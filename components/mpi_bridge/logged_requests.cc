@@ -58,6 +58,17 @@ void recordCompleted(MessageLog& log, std::vector<int> indices) {
   log.record({Determinant::Kind::kCompletion, {}, std::move(indices)});
 }
 
+// After a Waitsome or Testsome: the `outcount` requests named by `indices`
+// finished (their statuses in that order); recorded as one determinant.
+void settleSome(MessageLog& log, MPI_Request* requests, const std::vector<MPI_Request>& real, int rc, int outcount,
+                const int* indices, const MPI_Status* statuses) {
+  const int done = outcount == MPI_UNDEFINED ? 0 : outcount;
+  for (int k = 0; k < done; ++k) {
+    settle(log, &requests[indices[k]], real[indices[k]], succeededIn(rc, statuses[k]), statuses[k]);
+  }
+  recordCompleted(log, std::vector<int>(indices, indices + done));
+}
+
 // The statuses the caller wants, or room of our own when it ignores them.
 struct Statuses {
   Statuses(MPI_Status* given, int count) : own(given == MPI_STATUSES_IGNORE ? count : 0) {
@@ -114,11 +125,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
   std::vector<MPI_Request> real = realOf(incount, requests);
   Statuses st(statuses, incount);
   const int rc = PMPI_Waitsome(incount, real.data(), outcount, indices, st.at);
-  const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
-  for (int k = 0; k < done; ++k) {
-    settle(*log, &requests[indices[k]], real[indices[k]], succeededIn(rc, st.at[k]), st.at[k]);
-  }
-  recordCompleted(*log, std::vector<int>(indices, indices + done));
+  settleSome(*log, requests, real, rc, *outcount, indices, st.at);
   return rc;
 }
 
@@ -173,11 +180,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
   std::vector<MPI_Request> real = realOf(incount, requests);
   Statuses st(statuses, incount);
   const int rc = PMPI_Testsome(incount, real.data(), outcount, indices, st.at);
-  const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
-  for (int k = 0; k < done; ++k) {
-    settle(*log, &requests[indices[k]], real[indices[k]], succeededIn(rc, st.at[k]), st.at[k]);
-  }
-  recordCompleted(*log, std::vector<int>(indices, indices + done));
+  settleSome(*log, requests, real, rc, *outcount, indices, st.at);
   return rc;
 }
 
