@@ -39,12 +39,19 @@ bool readCounts(WordReader& r, std::map<Channel, std::uint64_t>& counts) {
 }  // namespace
 
 LogAccount accountOf(const MessageLog& log) {
-  return {log.line(), log.replayable(), log.whyNotReplayable(), log.sentCounts(), log.receivedCounts(),
+  return {false, log.line(), log.replayable(), log.whyNotReplayable(), log.sentCounts(), log.receivedCounts(),
           log.collectives()};
+}
+
+LogAccount restartedAccount() {
+  LogAccount account;
+  account.restarted = true;
+  return account;
 }
 
 std::vector<std::uint8_t> encodeAccount(const LogAccount& account) {
   WordWriter w;
+  w.u64(account.restarted ? 1 : 0);
   w.u64(static_cast<std::uint64_t>(account.line));
   w.u64(account.replayable ? 1 : 0);
   w.blob(std::vector<std::uint8_t>(account.why_not.begin(), account.why_not.end()));
@@ -57,26 +64,29 @@ std::vector<std::uint8_t> encodeAccount(const LogAccount& account) {
 Result<LogAccount> decodeAccount(const std::vector<std::uint8_t>& record) {
   WordReader r(record.data(), record.size());
   LogAccount account;
-  std::uint64_t line = 0, replayable = 0;
+  std::uint64_t restarted = 0, line = 0, replayable = 0;
   std::vector<std::uint8_t> why;
-  if (!r.u64(&line) || !r.u64(&replayable) || !r.blob(why) || !readCounts(r, account.sent) ||
+  if (!r.u64(&restarted) || !r.u64(&line) || !r.u64(&replayable) || !r.blob(why) || !readCounts(r, account.sent) ||
       !readCounts(r, account.received) || !r.u64(&account.collectives) || !r.done()) {
     return invalidArgument("a log account of " + std::to_string(record.size()) + " bytes is cut short or too long");
   }
+  account.restarted = restarted != 0;
   account.line = static_cast<std::int64_t>(line);
   account.replayable = replayable != 0;
   account.why_not.assign(why.begin(), why.end());
   return account;
 }
 
-LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, const std::vector<int>& lost,
-                                    std::int64_t restorable) {
+LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std::int64_t restorable) {
+  std::vector<int> lost;
+  for (std::size_t r = 0; r < accounts.size(); ++r) {
+    if (accounts[r].restarted) lost.push_back(static_cast<int>(r));
+  }
   if (lost.size() != 1) {
     return global(std::to_string(lost.size()) + " ranks lost at once (local rollback replays one)");
   }
   const int size = static_cast<int>(accounts.size());
   const int dead = lost.front();
-  if (dead < 0 || dead >= size) return global("lost rank " + std::to_string(dead) + " is not in the job");
   for (int s = 0; s < size; ++s) {
     if (s == dead) continue;
     const LogAccount& a = accounts[s];
@@ -115,6 +125,18 @@ LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, con
     }
   }
   return plan;
+}
+
+std::string describe(const LocalRecoveryPlan& plan) {
+  if (!plan.local) return "global rollback: " + plan.why_global;
+  std::uint64_t skipped = 0;
+  for (const auto& [channel, n] : plan.replacement_skips) skipped += n;
+  std::string text = "local rollback of rank " + std::to_string(plan.lost) + " from checkpoint line " +
+                     std::to_string(plan.line) + " (channels to resend " + std::to_string(plan.resends.size()) +
+                     ", its sends to skip " + std::to_string(skipped) + ", collectives to hand over " +
+                     std::to_string(plan.collectives);
+  if (plan.collectives_from >= 0) text += " from rank " + std::to_string(plan.collectives_from);
+  return text + ")";
 }
 
 }  // namespace ftb::mpi_bridge

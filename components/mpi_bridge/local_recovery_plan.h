@@ -27,6 +27,7 @@
 namespace ftb::mpi_bridge {
 
 struct LogAccount {
+  bool restarted = false;  // a replacement: restarted from the line, nothing logged yet
   std::int64_t line = -1;
   bool replayable = true;
   std::string why_not;                      // when not replayable
@@ -59,15 +60,18 @@ struct LocalRecoveryPlan {
 
 // What `log` says of this rank's epoch.
 LogAccount accountOf(const MessageLog& log);
+// A replacement's: it restarted, and has logged nothing.
+LogAccount restartedAccount();
 // The account as a record of 64-bit words for the exchange after a repair
 // (word_codec.h; host byte order: the job's machines are of one kind).
 std::vector<std::uint8_t> encodeAccount(const LogAccount& account);
 Result<LogAccount> decodeAccount(const std::vector<std::uint8_t>& record);
 
-// `accounts[r]` is rank r's; `lost` the ranks replaced in this repair;
-// `restorable` the checkpoint the restore plan found every rank can restore
-// (-1: none, the job's start).
-LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, const std::vector<int>& lost,
-                                    std::int64_t restorable);
+// `accounts[r]` is rank r's (the lost ranks are those whose account says
+// restarted); `restorable` the checkpoint the restore plan found every rank
+// can restore (-1: none, the job's start).
+LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std::int64_t restorable);
+// One line for the job's log: what the plan does, or why it falls back.
+std::string describe(const LocalRecoveryPlan& plan);
 
 }  // namespace ftb::mpi_bridge

@@ -75,6 +75,37 @@ Status LoggedMpi::checkpointLine(std::int64_t line) {
   return {};
 }
 
+Result<std::vector<LogAccount>> LoggedMpi::accounts(MPI_Comm comm, bool restarted) {
+  LogAccount mine = restarted ? restartedAccount() : g_logging.log ? accountOf(*g_logging.log) : LogAccount{};
+  if (!restarted && !g_logging.log) {
+    mine.replayable = false;
+    mine.why_not = "its traffic was not logged";
+  }
+  const std::vector<std::uint8_t> record = encodeAccount(mine);
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  const int bytes = static_cast<int>(record.size());
+  std::vector<int> sizes(size), offsets(size);
+  int rc = PMPI_Allgather(&bytes, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[r] = total;
+    total += sizes[r];
+  }
+  std::vector<std::uint8_t> all(static_cast<std::size_t>(total));
+  if (rc == MPI_SUCCESS) {
+    rc = PMPI_Allgatherv(record.data(), bytes, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, comm);
+  }
+  if (rc != MPI_SUCCESS) return unavailable("exchanging the message logs' accounts failed (MPI error " + std::to_string(rc) + ")");
+  std::vector<LogAccount> accounts;
+  for (int r = 0; r < size; ++r) {
+    auto account = decodeAccount(std::vector<std::uint8_t>(all.begin() + offsets[r], all.begin() + offsets[r] + sizes[r]));
+    if (!account) return invalidArgument("rank " + std::to_string(r) + "'s account: " + account.status().message());
+    accounts.push_back(std::move(*account));
+  }
+  return accounts;
+}
+
 LoggedMpi::RuntimeCall::RuntimeCall() { ++t_runtime_calls; }
 LoggedMpi::RuntimeCall::~RuntimeCall() { --t_runtime_calls; }
 

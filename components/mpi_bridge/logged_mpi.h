@@ -28,8 +28,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "client/status.h"
+#include "components/mpi_bridge/local_recovery_plan.h"
 #include "components/mpi_bridge/message_log.h"
 
 namespace ftb::mpi_bridge {
@@ -51,6 +53,10 @@ class LoggedMpi {
 
   // The log of the current epoch (started() only).
   static const MessageLog& log();
+
+  // Collective over `comm` (a repaired communicator): every rank's account of
+  // its log, in rank order; a replacement (`restarted`) gives an empty one.
+  static Result<std::vector<LogAccount>> accounts(MPI_Comm comm, bool restarted);
 
   // While one exists on the MPI thread, its MPI calls pass through unlogged:
   // the runtime's own protocols (checkpoint, restore, repair). Nests.

@@ -120,6 +120,8 @@ class RuntimeImpl : public Runtime {
     if (!job_.config.schedule.empty() && job_.rank == 0) schedule_ = makeSchedule();
     ulfm_.watch(job_.comm);
     planRestore();
+    // A replacement meets its survivors' repairAndRestore here.
+    if (job_.config.local_rollback && UlfmRecovery::isReplacement()) planLocalRecoveryAfterRepair();
     last_checkpoint_ = Clock::now();
     startLogging(kJobStart);
     return {};
@@ -431,12 +433,6 @@ class RuntimeImpl : public Runtime {
   }
 
   Result<long> repairAndRestore() {
-    if (LoggedMpi::started() && job_.rank == 0) {
-      const MessageLog& log = LoggedMpi::log();
-      std::fprintf(stderr, "ftbckpt: rank 0: global rollback (every rank restores): %s\n",
-                   log.replayable() ? "local recovery from the message log is not built yet"
-                                    : log.whyNotReplayable().c_str());
-    }
     deaths_.repairing();
     auto repaired = ulfm_.repair(job_, job_.config, *bridge_, node_states_);
     if (!repaired) return repaired.status();
@@ -453,6 +449,7 @@ class RuntimeImpl : public Runtime {
     learnPeers();
     restorer_.reset();
     planRestore();
+    if (job_.config.local_rollback) planLocalRecoveryAfterRepair();
     auto r = recover();
     if (!r) return r.status();
     previous_encoded_id_ = -1;
@@ -562,6 +559,23 @@ class RuntimeImpl : public Runtime {
   void startLogging(std::int64_t line) {
     if (job_.config.local_rollback) {
       LoggedMpi::start(job_.comm, static_cast<std::size_t>(job_.config.log_mb) << 20, line);
+    }
+  }
+
+  // Collective over the repaired communicator, after planRestore: every
+  // rank's account of its log, and what a local recovery would do from them
+  // (local_recovery_plan.h), or why it cannot. Said by rank 0; the recovery is
+  // still global (every rank restores) until local recovery is built.
+  void planLocalRecoveryAfterRepair() {
+    auto accounts = LoggedMpi::accounts(job_.comm, UlfmRecovery::isReplacement() && !LoggedMpi::started());
+    if (!accounts) {
+      std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, accounts.status().message().c_str());
+      return;
+    }
+    const LocalRecoveryPlan plan = planLocalRecovery(*accounts, plan_.available ? plan_.ckpt_id : -1);
+    if (job_.rank == 0) {
+      std::fprintf(stderr, "ftbckpt: rank 0: %s; every rank restores: local recovery is being built\n",
+                   describe(plan).c_str());
     }
   }
 

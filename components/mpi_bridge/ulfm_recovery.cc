@@ -37,6 +37,7 @@ std::atomic<int> g_first_class{MPI_SUCCESS};  // the error class that told this 
 // g_first_class when the backplane told first (no MPI error class is negative).
 constexpr int kNoticedByBackplane = -1;
 MPI_Comm g_job_comm = MPI_COMM_NULL;
+bool g_replacement = false;  // joinIfReplacement joined a job (the MPI thread's)
 std::atomic<bool> g_watching{false};  // g_job_comm is set (read off the MPI thread)
 std::mutex g_derived_mu;
 std::vector<MPI_Comm> g_derived;  // revoked with g_job_comm (revokeWith)
@@ -139,8 +140,11 @@ Status UlfmRecovery::joinIfReplacement(MPI_Comm& comm, Config& config) {
   if (!job_config) return job_config.status();
   config = std::move(*job_config);
   comm = joined;
+  g_replacement = true;
   return {};
 }
+
+bool UlfmRecovery::isReplacement() { return g_replacement; }
 
 namespace {
 
@@ -370,6 +374,7 @@ void UlfmRecovery::publishStep(Bridge& bridge, const std::string& step, const Ta
 const bool kUlfmBuilt = false;
 
 Status UlfmRecovery::joinIfReplacement(MPI_Comm&, Config&) { return {}; }
+bool UlfmRecovery::isReplacement() { return false; }
 void UlfmRecovery::watch(MPI_Comm) {}
 bool UlfmRecovery::failed() const { return false; }
 void UlfmRecovery::settleBeforeFinalize() {}

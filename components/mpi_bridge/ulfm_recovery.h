@@ -49,6 +49,8 @@ class UlfmRecovery {
   // FTBCKPT_NODE_MAP) and `config.corr_id` with the recovery's correlation id.
   // Elsewhere does nothing. Collective with the survivors' repair().
   static Status joinIfReplacement(MPI_Comm& comm, Config& config);
+  // True in a process that joinIfReplacement joined to a job.
+  static bool isReplacement();
 
   // Watches `comm` (the job's communicator; communicators split from it
   // inherit the handler): MPI errors are returned to the caller instead of

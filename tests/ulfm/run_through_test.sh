@@ -227,6 +227,14 @@ pids_of_ranks() {  # JOB RANK...: the host pids of those ranks of job JOB (FTB_J
   return 0  # none found is an empty answer, not a failure (set -e)
 }
 
+await_compute_phases() {  # LOG N: until N ranks said in LOG that they entered their compute phase (60 s at most)
+  for _ in $(seq 1 600); do
+    (($(grep -ac 'computes for up to' "$1" 2>/dev/null) >= $2)) && return 0
+    sleep 0.1
+  done
+  return 0  # the caller's next check says what is missing
+}
+
 # The bench's failure-free overhead of the ULFM path: bare mpirun (no --with-ft,
 # no runtime: FTBCKPT_AGENT=0) against `mpirun --with-ft ulfm` with ftbckpt
 # connected to the agent, no checkpoints either way (their cost is ckpt_bench's),
@@ -469,6 +477,25 @@ after_recovery=$(awk '/run-through .* step computing/ {after = 1} after' "$work/
 await_events "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 level=L3 protect_background=1 protect_scope=group .*protected_level=L3 rank=3 rebuilt=xor"
 echo "FTBCKPT_ASYNC=1: run through, $async in $((SECONDS - t0)) s, re-protected in the background, every later checkpoint complete"
 
+# Local rollback, being built (issue 34): with FTBCKPT_LOCAL_ROLLBACK=1 the
+# ranks log their traffic; after the repair they exchange their logs'
+# accounts and rank 0 says what a local recovery would do: rank 3, replaced in
+# place, replayed from checkpoint line 1 (the stencil checkpoints every 20
+# iterations and rank 3 dies at 50), what the survivors sent it since then
+# resent. The recovery itself is still global (every rank restores), bit-exact.
+t0=$SECONDS
+job_id=ULFMLOCAL
+node_state "$victim_node" MIGRATION_READY
+extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job_id)
+status=$(run_job local "$deadline" "${crash[@]}" --crash-once)
+extra_env=()
+local_result=$(result local)
+[[ "$local_result" == "$clean" ]] ||
+  { cat "$work/local.log" >&2; fail "FTBCKPT_LOCAL_ROLLBACK=1: '$local_result' (exit $status), not '$clean'"; }
+grep -aq 'rank 0: local rollback of rank 3 from checkpoint line 1 (channels to resend [1-9]' "$work/local.log" ||
+  { cat "$work/local.log" >&2; fail "FTBCKPT_LOCAL_ROLLBACK=1: rank 0 did not plan a local rollback of rank 3 from line 1"; }
+echo "FTBCKPT_LOCAL_ROLLBACK=1: planned $(grep -ao 'local rollback of rank 3 [^;]*' "$work/local.log" | head -1); recovered globally, $local_result in $((SECONDS - t0)) s, bit-exact"
+
 # Deaths where no signal from outside could be timed to land (FTBCKPT_FAULT,
 # fault_injection.h; once, so the replacement runs on). The replacement goes
 # to the spare s0 (n3 suspect), rebuilt from its group's parity.
@@ -522,10 +549,7 @@ t0=$SECONDS
 extra_env=(-x FTB_JOB_ID=ULFMSTALL)
 run_job stall "$deadline" --stall-at 50 --stall-ms 60000 >"$work/stall.status" &
 job_runner=$!
-for _ in $(seq 1 600); do
-  (($(grep -ac 'computes for up to' "$work/stall.log" 2>/dev/null) == ranks)) && break
-  sleep 0.1
-done
+await_compute_phases "$work/stall.log" "$ranks"
 victim=$(pids_of_ranks ULFMSTALL 3)
 [[ -n "$victim" ]] || { cat "$work/stall.log" >&2; fail "compute phase: rank 3 not found in its compute phase"; }
 kill -KILL $victim
@@ -563,10 +587,7 @@ node_state n3 MIGRATION_READY
 extra_env=(-x FTB_JOB_ID=$job_id)
 run_job twodead "$deadline" --stall-at 50 --stall-ms 60000 >"$work/twodead.status" &
 job_runner=$!
-for _ in $(seq 1 600); do
-  (($(grep -ac 'computes for up to' "$work/twodead.log" 2>/dev/null) == ranks)) && break
-  sleep 0.1
-done
+await_compute_phases "$work/twodead.log" "$ranks"
 victims=$(pids_of_ranks "$job_id" 2 3)
 (($(wc -w <<<"$victims") == 2)) || { cat "$work/twodead.log" >&2; fail "two dead: ranks 2 and 3 not found in their compute phase ($victims)"; }
 kill -STOP $victims
@@ -613,10 +634,7 @@ export FTB_ROOT_NETNS=$lab_tag-head
   /src/out/stencil "${stencil_args[@]}" --stall-at 50 --stall-ms 15000 >"$work/lab.log" 2>&1 || status=$?
   echo "$status" >"$work/lab.status") &
 job_runner=$!
-for _ in $(seq 1 600); do
-  (($(grep -ac 'computes for up to' "$work/lab.log" 2>/dev/null) == ranks)) && break
-  sleep 0.1
-done
+await_compute_phases "$work/lab.log" "$ranks"
 victims=$(pids_of_ranks ULFMLAB 2 3)
 (($(wc -w <<<"$victims") == 2)) || { cat "$work/lab.log" >&2; fail "across nodes: ranks 2 and 3 not found in their compute phase ($victims)"; }
 kill -STOP $victims

@@ -25,7 +25,7 @@ std::vector<LogAccount> ring() {
   a[1].sent[{2, 0}] = 5;
   a[1].received[{0, 0}] = 4;
   a[1].collectives = 6;  // interrupted inside the seventh
-  a[2] = LogAccount{};   // the replacement: restarted from the line, nothing yet
+  a[2] = ftb::mpi_bridge::restartedAccount();  // the replacement
   return a;
 }
 
@@ -39,7 +39,7 @@ bool hasResend(const LocalRecoveryPlan& plan, int from, Channel channel, std::ui
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(survivors_resend_what_was_not_received_and_the_replacement_skips_what_was) {
-  LocalRecoveryPlan plan = planLocalRecovery(ring(), {2}, 4);
+  LocalRecoveryPlan plan = planLocalRecovery(ring(), 4);
   BOOST_TEST_INFO(plan.why_global);
   BOOST_REQUIRE(plan.local);
   BOOST_TEST(plan.lost == 2);
@@ -51,6 +51,9 @@ BOOST_AUTO_TEST_CASE(survivors_resend_what_was_not_received_and_the_replacement_
   BOOST_TEST(plan.replacement_skips.at({0, 0}) == 3u);
   BOOST_TEST(plan.collectives == 7u);
   BOOST_TEST(plan.collectives_from == 0);
+  BOOST_TEST(describe(plan) ==
+             "local rollback of rank 2 from checkpoint line 4 (channels to resend 2, its sends to skip 3, "
+             "collectives to hand over 7 from rank 0)");
 }
 
 BOOST_AUTO_TEST_CASE(channels_are_told_apart_by_tag) {
@@ -58,7 +61,7 @@ BOOST_AUTO_TEST_CASE(channels_are_told_apart_by_tag) {
   a[0].sent[{1, 9}] = 2;
   a[1].received[{0, 9}] = 2;
   a[0].received[{2, 5}] = 1;
-  LocalRecoveryPlan plan = planLocalRecovery(a, {2}, 4);
+  LocalRecoveryPlan plan = planLocalRecovery(a, 4);
   BOOST_REQUIRE(plan.local);
   BOOST_TEST(plan.resends.size() == 2u);  // tag 9 arrived whole
   BOOST_TEST(plan.replacement_skips.at({0, 5}) == 1u);
@@ -67,7 +70,8 @@ BOOST_AUTO_TEST_CASE(channels_are_told_apart_by_tag) {
 
 BOOST_AUTO_TEST_CASE(nothing_to_do_when_everything_arrived_and_nothing_was_collective) {
   std::vector<LogAccount> a(2);
-  LocalRecoveryPlan plan = planLocalRecovery(a, {1}, -1);
+  a[1].restarted = true;
+  LocalRecoveryPlan plan = planLocalRecovery(a, -1);
   BOOST_REQUIRE(plan.local);
   BOOST_TEST(plan.resends.empty());
   BOOST_TEST(plan.replacement_skips.empty());
@@ -75,31 +79,34 @@ BOOST_AUTO_TEST_CASE(nothing_to_do_when_everything_arrived_and_nothing_was_colle
 }
 
 BOOST_AUTO_TEST_CASE(two_lost_ranks_fall_back_to_global_rollback) {
-  LocalRecoveryPlan plan = planLocalRecovery(ring(), {1, 2}, 4);
+  auto a = ring();
+  a[1] = ftb::mpi_bridge::restartedAccount();
+  LocalRecoveryPlan plan = planLocalRecovery(a, 4);
   BOOST_TEST(!plan.local);
   BOOST_TEST(plan.why_global == "2 ranks lost at once (local rollback replays one)");
+  BOOST_TEST(describe(plan) == "global rollback: 2 ranks lost at once (local rollback replays one)");
 }
 
 BOOST_AUTO_TEST_CASE(a_survivors_log_that_cannot_be_replayed_falls_back_and_says_why) {
   auto a = ring();
   a[1].replayable = false;
   a[1].why_not = "MPI_Reduce on the logged communicator";
-  LocalRecoveryPlan plan = planLocalRecovery(a, {2}, 4);
+  LocalRecoveryPlan plan = planLocalRecovery(a, 4);
   BOOST_TEST(!plan.local);
   BOOST_TEST(plan.why_global == "rank 1: MPI_Reduce on the logged communicator");
 }
 
 BOOST_AUTO_TEST_CASE(the_lost_ranks_own_account_does_not_matter) {
   auto a = ring();
-  a[2].replayable = false;  // whatever its process said before it died
+  a[2].replayable = false;  // whatever it says, it restarted
   a[2].line = 2;
-  BOOST_TEST(planLocalRecovery(a, {2}, 4).local);
+  BOOST_TEST(planLocalRecovery(a, 4).local);
 }
 
 BOOST_AUTO_TEST_CASE(a_failure_during_a_checkpoint_falls_back) {
   auto a = ring();
   a[0].line = 5;  // rank 0 finished checkpoint 5, which not every rank can restore
-  LocalRecoveryPlan plan = planLocalRecovery(a, {2}, 4);
+  LocalRecoveryPlan plan = planLocalRecovery(a, 4);
   BOOST_TEST(!plan.local);
   BOOST_TEST(plan.why_global.find("during a checkpoint") != std::string::npos);
 }
@@ -107,19 +114,21 @@ BOOST_AUTO_TEST_CASE(a_failure_during_a_checkpoint_falls_back) {
 BOOST_AUTO_TEST_CASE(counts_that_contradict_each_other_fall_back) {
   auto a = ring();
   a[1].received[{0, 0}] = 6;  // more than rank 0 sent
-  LocalRecoveryPlan plan = planLocalRecovery(a, {2}, 4);
+  LocalRecoveryPlan plan = planLocalRecovery(a, 4);
   BOOST_TEST(!plan.local);
   BOOST_TEST(plan.why_global == "rank 1 received 6 messages with tag 0 from rank 0, which sent 5");
 }
 
 BOOST_AUTO_TEST_CASE(an_account_survives_its_record) {
   LogAccount a = ring()[1];
+  a.restarted = true;
   a.line = -1;
   a.replayable = false;
   a.why_not = "MPI_Cancel of a request";
   a.received[{-1, -7}] = 2;  // any int survives, negative too
   auto back = ftb::mpi_bridge::decodeAccount(ftb::mpi_bridge::encodeAccount(a));
   BOOST_REQUIRE(back.ok());
+  BOOST_TEST(back->restarted);
   BOOST_TEST(back->line == -1);
   BOOST_TEST(!back->replayable);
   BOOST_TEST(back->why_not == a.why_not);
