@@ -181,6 +181,26 @@ Result<RestartReport> CheckpointRestorer::restore(const RestorePlan& plan, const
   return local;
 }
 
+Result<RestartReport> CheckpointRestorer::restoreOwnCopy(const RestorePlan& plan, const std::vector<Protected>& buffers) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto mine = std::find_if(found_.begin(), found_.end(),
+                           [&](const FoundFile& f) { return f.meta.ckpt_id == plan.ckpt_id && f.verified; });
+  if (plan.from_flush || mine == found_.end()) {
+    return notFound("rank " + std::to_string(job_.rank) + " has no verified copy of checkpoint " +
+                    std::to_string(plan.ckpt_id) + " in its node's memory");
+  }
+  for (const auto& b : buffers) populateKeepingContents(b.ptr, b.bytes);
+  const Section& own = mine->meta.sections[0];
+  if (auto s = readBlob(mine->file.data() + own.offset, own.length, buffers); !s.ok()) return s;
+  RestartReport result;
+  result.ckpt_id = plan.ckpt_id;
+  result.iteration = plan.iteration;
+  restored_.emplace(std::move(*mine));
+  found_.clear();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return result;
+}
+
 Result<RestartReport> CheckpointRestorer::restoreFromFlush(const RestorePlan& plan,
                                                            const std::vector<Protected>& buffers) {
   RestartReport result;

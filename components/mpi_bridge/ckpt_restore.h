@@ -59,6 +59,10 @@ class CheckpointRestorer {
   // removes this rank's files of later checkpoints, which no longer belong to
   // the job's history.
   Result<RestartReport> restore(const RestorePlan& plan, const std::vector<Protected>& buffers);
+  // Restores this rank alone from its own verified file of `plan` (a
+  // replacement under local rollback, whose survivors restore nothing): no
+  // collective, and nothing removed.
+  Result<RestartReport> restoreOwnCopy(const RestorePlan& plan, const std::vector<Protected>& buffers);
   // After a successful restore from memory: this rank's file of the restored
   // checkpoint (none if it had none), handed over: mapped while the caller keeps it.
   std::optional<FoundFile> takeRestoredFile() { return std::exchange(restored_, std::nullopt); }

@@ -127,6 +127,21 @@ LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std
   return plan;
 }
 
+RankReplay replayFor(const LocalRecoveryPlan& plan, const std::vector<LogAccount>& accounts, int rank) {
+  RankReplay replay;
+  if (!plan.local) return replay;
+  if (rank == plan.lost) {
+    replay.reexecutes = true;
+    replay.skips = plan.replacement_skips;
+  }
+  for (const Resend& r : plan.resends) {
+    if (r.channel.peer != rank) continue;
+    const std::uint64_t sent = countOf(accounts[static_cast<std::size_t>(r.from)].sent, r.channel);
+    replay.awaited[Channel{r.from, r.channel.tag}] += sent - r.skip;
+  }
+  return replay;
+}
+
 std::string describe(const LocalRecoveryPlan& plan) {
   if (!plan.local) return "global rollback: " + plan.why_global;
   std::uint64_t skipped = 0;

@@ -16,6 +16,7 @@
 // Pure: no MPI. The runtime gathers the accounts and carries the plan out.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -57,6 +58,23 @@ struct LocalRecoveryPlan {
   std::uint64_t collectives = 0;
   int collectives_from = -1;
 };
+
+// One rank's part of a local recovery: what it replays until it caught up.
+struct RankReplay {
+  bool reexecutes = false;  // the replacement: it runs its epoch again
+  // Per channel (destination, tag): its next sends that the destination
+  // received before the failure (a replacement's), logged but not sent.
+  std::map<Channel, std::uint64_t> skips;
+  // Per channel (source, tag): messages resent to it from its peers' logs.
+  std::map<Channel, std::uint64_t> awaited;
+  // The results of the collectives it lacks, in order (packed as logged),
+  // handed over by the survivor that completed the most.
+  std::vector<std::vector<std::byte>> collectives;
+};
+
+// `rank`'s part of `plan` (without the collectives' results, which the
+// exchange brings).
+RankReplay replayFor(const LocalRecoveryPlan& plan, const std::vector<LogAccount>& accounts, int rank);
 
 // What `log` says of this rank's epoch.
 LogAccount accountOf(const MessageLog& log);

@@ -4,10 +4,15 @@
 // allreduce or allgather), or for a gather, whose result only the root gets,
 // this rank's contribution (a replacement of the root gathers the survivors'
 // from their logs). Never the messages of the algorithm that computed it.
+#include <cstdio>
+
 #include "components/mpi_bridge/interposition.h"
 
 using ftb::mpi_bridge::MessageLog;
 using ftb::mpi_bridge::interposition::logFor;
+using ftb::mpi_bridge::interposition::logForThisThread;
+using ftb::mpi_bridge::interposition::recoveredLocally;
+using ftb::mpi_bridge::interposition::replayedCollective;
 
 namespace {
 
@@ -18,57 +23,111 @@ void logResult(MessageLog& log, const void* buf, int count, MPI_Datatype type) {
   }
 }
 
+// Where a collective's result goes (none: a barrier, or a gather's contribution).
+struct Result {
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+};
+
+// What goes into the log once the collective completed.
+void logCompleted(const Result& logged_result) {
+  MessageLog* log = logForThisThread();
+  if (!log) return;
+  if (logged_result.buf) {
+    logResult(*log, logged_result.buf, logged_result.count, logged_result.type);
+  } else {
+    log->appendCollective(0);
+  }
+}
+
+// A replayed collective: the handed-over result, unpacked as it was logged,
+// and logged again (this rank's log holds every collective of its epoch).
+int replay(std::span<const std::byte> handed, const Result& into, const Result& logged_result, const char* call) {
+  if (into.buf && !ftb::mpi_bridge::interposition::unpack(handed, into.buf, into.count, into.type)) {
+    std::fprintf(stderr, "ftbckpt: %s replayed after a local recovery: the handed-over result (%zu bytes) does not "
+                 "fit this call's\n", call, handed.size());
+    return MPI_ERR_TRUNCATE;
+  }
+  logCompleted(logged_result);
+  return MPI_SUCCESS;
+}
+
+// Runs `run` on the logged communicator, or returns the result of a replayed
+// one; a process failure inside it is repaired there, and after a local
+// recovery the result is handed over (a survivor completed it) or the
+// collective runs again on the repaired communicator. `logged_result` is what
+// goes into the log on success.
+template <typename Run>
+int loggedCollective(const char* call, MPI_Comm comm, const Result& into, const Result& logged_result, Run run) {
+  if (auto handed = replayedCollective()) return replay(*handed, into, logged_result, call);
+  for (;;) {
+    const int rc = run(comm);
+    if (rc == MPI_SUCCESS) {
+      logCompleted(logged_result);
+      return rc;
+    }
+    if (!recoveredLocally(rc, call)) return rc;
+    if (auto handed = replayedCollective()) return replay(*handed, into, logged_result, call);
+    comm = ftb::mpi_bridge::interposition::logging().comm.load();
+  }
+}
+
 }  // namespace
 
 extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
-  MessageLog* log = logFor(comm, "MPI_Barrier");
-  const int rc = PMPI_Barrier(comm);
-  if (log && rc == MPI_SUCCESS) log->appendCollective(0);
-  return rc;
+  if (!logFor(comm, "MPI_Barrier")) return PMPI_Barrier(comm);
+  return loggedCollective("MPI_Barrier", comm, {}, {}, [](MPI_Comm c) { return PMPI_Barrier(c); });
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  MessageLog* log = logFor(comm, "MPI_Bcast");
-  const int rc = PMPI_Bcast(buffer, count, type, root, comm);
-  if (log && rc == MPI_SUCCESS) logResult(*log, buffer, count, type);
-  return rc;
+  if (!logFor(comm, "MPI_Bcast")) return PMPI_Bcast(buffer, count, type, root, comm);
+  const Result result{buffer, count, type};
+  return loggedCollective("MPI_Bcast", comm, result, result,
+                          [&](MPI_Comm c) { return PMPI_Bcast(buffer, count, type, root, c); });
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  MessageLog* log = logFor(comm, "MPI_Allreduce");
-  const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-  if (log && rc == MPI_SUCCESS) logResult(*log, recvbuf, count, type);
-  return rc;
+  if (!logFor(comm, "MPI_Allreduce")) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  const Result result{recvbuf, count, type};
+  return loggedCollective("MPI_Allreduce", comm, result, result,
+                          [&](MPI_Comm c) { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, c); });
 }
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-  MessageLog* log = logFor(comm, "MPI_Allgather");
-  const int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  if (log && rc == MPI_SUCCESS) {
-    int size = 0;
-    PMPI_Comm_size(comm, &size);
-    logResult(*log, recvbuf, recvcount * size, recvtype);
+  if (!logFor(comm, "MPI_Allgather")) {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
-  return rc;
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  const Result result{recvbuf, recvcount * size, recvtype};
+  return loggedCollective("MPI_Allgather", comm, result, result, [&](MPI_Comm c) {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+  });
 }
 
+// Logged by contribution: the root's result is the survivors' logs together.
+// A replay hands a rank the entry of the survivor that holds the most
+// collectives, which is a contribution: it serves a non-root (who gets
+// nothing), never a root, whose replay ends the run with an error (the
+// survivors' contributions would have to be gathered from every log).
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  MessageLog* log = logFor(comm, "MPI_Gather");
-  const int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  if (log && rc == MPI_SUCCESS) {
-    int rank = 0;
-    PMPI_Comm_rank(comm, &rank);
-    if (rank == root) {
-      log->appendCollective(0);
-    } else {
-      logResult(*log, sendbuf, sendcount, sendtype);
-    }
+  if (!logFor(comm, "MPI_Gather")) {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   }
-  return rc;
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  if (rank == root && ftb::mpi_bridge::interposition::collectiveDue()) {
+    ftb::mpi_bridge::interposition::cannotReplay("MPI_Gather at its root");
+  }
+  const Result contribution{const_cast<void*>(sendbuf), sendcount, sendtype};
+  return loggedCollective("MPI_Gather", comm, {}, rank == root ? Result{} : contribution, [&](MPI_Comm c) {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+  });
 }
 
 }  // extern "C"

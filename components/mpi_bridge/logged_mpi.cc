@@ -15,23 +15,14 @@ namespace {
 
 using interposition::LoggedRequest;
 
-// Written by start()/stop() on the MPI thread; `comm` is read by every
-// thread's MPI calls, hence atomic. The rest only on the MPI thread.
-struct Logging {
-  std::atomic<MPI_Comm> comm{MPI_COMM_NULL};
-  pthread_t thread{};
-  std::unique_ptr<MessageLog> log;
-  std::unordered_set<const LoggedRequest*> requests;
-  std::unordered_set<MPI_Comm> derived;  // from the logged communicator, by the application
-};
-
-Logging g_logging;
+interposition::Logging g_logging;
 thread_local int t_runtime_calls = 0;
 
 }  // namespace
 
 void LoggedMpi::start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line) {
   stop();
+  g_logging.retired.clear();
   g_logging.thread = pthread_self();
   g_logging.log = std::make_unique<MessageLog>(bound_bytes);
   g_logging.log->startEpoch(line);
@@ -45,11 +36,16 @@ void LoggedMpi::stop() {
   g_logging.requests.clear();
   g_logging.derived.clear();
   g_logging.log.reset();
+  interposition::forgetReplay();
 }
 
 bool LoggedMpi::started() { return g_logging.comm.load() != MPI_COMM_NULL; }
 
 const MessageLog& LoggedMpi::log() { return *g_logging.log; }
+
+void LoggedMpi::spoil(std::string why) {
+  if (g_logging.log) g_logging.log->spoil(std::move(why));
+}
 
 Status LoggedMpi::checkpointLine(std::int64_t line) {
   const MPI_Comm comm = g_logging.comm.load();
@@ -70,6 +66,7 @@ Status LoggedMpi::checkpointLine(std::int64_t line) {
                 ", received " + std::to_string(log.receivedFrom(peer)) + " before it)";
     }
   }
+  interposition::forgetReplay();  // caught up by now: every rank reached the line
   log.startEpoch(line);
   if (!crossed.empty()) log.spoil(crossed);
   return {};
@@ -106,10 +103,20 @@ Result<std::vector<LogAccount>> LoggedMpi::accounts(MPI_Comm comm, bool restarte
   return accounts;
 }
 
+int LoggedMpi::applicationBcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  const int saved = t_runtime_calls;
+  t_runtime_calls = 0;
+  const int rc = MPI_Bcast(buf, count, type, root, comm);
+  t_runtime_calls = saved;
+  return rc;
+}
+
 LoggedMpi::RuntimeCall::RuntimeCall() { ++t_runtime_calls; }
 LoggedMpi::RuntimeCall::~RuntimeCall() { --t_runtime_calls; }
 
 namespace interposition {
+
+Logging& logging() { return g_logging; }
 
 MessageLog* logForThisThread() {
   if (g_logging.comm.load(std::memory_order_relaxed) == MPI_COMM_NULL || t_runtime_calls > 0 ||
@@ -119,9 +126,14 @@ MessageLog* logForThisThread() {
   return g_logging.log.get();
 }
 
-MessageLog* logFor(MPI_Comm comm, const char* call) {
+MessageLog* logFor(MPI_Comm& comm, const char* call) {
   if (comm == MPI_COMM_NULL) return nullptr;
-  if (comm == g_logging.comm.load(std::memory_order_relaxed)) return logForThisThread();
+  const MPI_Comm logged_comm = g_logging.comm.load(std::memory_order_relaxed);
+  if (comm == logged_comm) return logForThisThread();
+  if (!g_logging.retired.empty() && g_logging.retired.count(comm) && logForThisThread()) {
+    comm = logged_comm;
+    return logForThisThread();
+  }
   MessageLog* log = g_logging.derived.empty() ? nullptr : logForThisThread();
   if (log && g_logging.derived.count(comm)) {
     log->spoil(std::string(call) + " on a communicator derived from the logged one (its traffic is not logged)");
@@ -150,6 +162,7 @@ void received(MessageLog& log, bool wildcard, const MPI_Status& status) {
   if (status.MPI_SOURCE == MPI_PROC_NULL) return;
   const Channel channel{status.MPI_SOURCE, status.MPI_TAG};
   log.received(channel);
+  awaitedArrived(channel);
   if (wildcard) log.record({Determinant::Kind::kMatch, channel, {}});
 }
 
@@ -162,6 +175,13 @@ int packedBytes(int count, MPI_Datatype type) {
 void pack(const void* buf, int count, MPI_Datatype type, std::byte* room, int bytes) {
   int position = 0;
   PMPI_Pack(buf, count, type, room, bytes, &position, g_logging.comm.load(std::memory_order_relaxed));
+}
+
+bool unpack(std::span<const std::byte> packed, void* buf, int count, MPI_Datatype type) {
+  if (static_cast<int>(packed.size()) != packedBytes(count, type)) return false;
+  int position = 0;
+  return PMPI_Unpack(packed.data(), static_cast<int>(packed.size()), &position, buf, count, type,
+                     g_logging.comm.load(std::memory_order_relaxed)) == MPI_SUCCESS;
 }
 
 void uncovered(MPI_Comm comm, const char* call) {

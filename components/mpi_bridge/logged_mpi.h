@@ -28,6 +28,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "client/status.h"
@@ -57,6 +59,42 @@ class LoggedMpi {
   // Collective over `comm` (a repaired communicator): every rank's account of
   // its log, in rank order; a replacement (`restarted`) gives an empty one.
   static Result<std::vector<LogAccount>> accounts(MPI_Comm comm, bool restarted);
+
+  // The epoch can no longer be replayed because `why` (started() only).
+  static void spoil(std::string why);
+
+  // Local recovery, carried out (docs/FTBCKPT.md, "Local rollback").
+  //
+  // Set by the runtime: `pending` says whether a process failure is known
+  // (a logged call's error then is the failure's); `repair` repairs the job
+  // after one a logged call met: true when the recovery was local, and the
+  // call carries on as if nothing happened. False: every rank rolled back (the
+  // call returns its error, and the application goes to ftbckpt_loop), or the
+  // repair failed.
+  static void onFailure(std::function<bool()> pending, std::function<bool()> repair);
+  // On a survivor, after the repair and before the accounts: the log goes on
+  // over `repaired` (a call naming the old communicator reaches it), and the
+  // requests the failure interrupted are settled: a receive that finished
+  // before it is counted, the others are posted again on `repaired`; a send is
+  // finished (its message is resent if its receiver lacks it).
+  static void settleInterrupted(MPI_Comm repaired);
+  // Collective over `comm` (the repaired one), with the plan every rank made
+  // from `accounts`: this rank resends what its peers lack of its log (sends
+  // that finish in the background), and the survivor holding the most
+  // collectives hands their results to every rank that lacks some. Returns
+  // this rank's part of the replay (replayFor, with those results).
+  static Result<RankReplay> carryOut(MPI_Comm comm, const LocalRecoveryPlan& plan,
+                                     const std::vector<LogAccount>& accounts);
+  // Replays `replay` on the current epoch (a replacement: once its restore
+  // started it): the sends its peers received are skipped, the collectives it
+  // lacks return the handed-over results, and a nondeterministic outcome
+  // before every resent message arrived ends the run with an error.
+  static void replay(RankReplay replay);
+
+  // MPI_Bcast as if the application called it: logged, replayed, repaired in
+  // the call (the runtime's decision at each loop call, which a replacement
+  // must take as the survivors took it).
+  static int applicationBcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
   // While one exists on the MPI thread, its MPI calls pass through unlogged:
   // the runtime's own protocols (checkpoint, restore, repair). Nests.

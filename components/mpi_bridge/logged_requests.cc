@@ -4,6 +4,12 @@
 // finished handle is forgotten and set to MPI_REQUEST_NULL. Which requests a
 // Waitany, Waitsome or Test* found complete is recorded as a determinant.
 // Arrays without any handle of ours go straight to PMPI.
+//
+// A process failure inside MPI_Wait or MPI_Waitall is repaired there: the
+// requests it interrupted stay ours, a local recovery posts them again (or
+// finishes them, LoggedMpi::settleInterrupted), and the call waits on. The
+// other calls cannot resume (what they found complete would be an outcome
+// the failure decided): their epoch falls back to global rollback.
 #include <vector>
 
 #include "components/mpi_bridge/interposition.h"
@@ -14,6 +20,9 @@ using ftb::mpi_bridge::interposition::forget;
 using ftb::mpi_bridge::interposition::logForThisThread;
 using ftb::mpi_bridge::interposition::logged;
 using ftb::mpi_bridge::interposition::LoggedRequest;
+using ftb::mpi_bridge::interposition::failurePending;
+using ftb::mpi_bridge::interposition::recoveredLocally;
+using ftb::mpi_bridge::interposition::requireDeterministic;
 
 namespace {
 
@@ -36,8 +45,11 @@ std::vector<MPI_Request> realOf(int count, const MPI_Request* requests) {
 }
 
 // `*handle`'s real request is now `real` (MPI_REQUEST_NULL once it finished,
-// `succeeded` or not, with `status`).
-void settle(MessageLog& log, MPI_Request* handle, MPI_Request real, bool succeeded, const MPI_Status& status) {
+// `succeeded` or not, with `status`). One a recovery finished reports the
+// status it kept. `keep`: a process failure's error ended it, and a recovery
+// will post it again: it stays ours.
+void settle(MessageLog& log, MPI_Request* handle, MPI_Request real, bool succeeded, MPI_Status& status,
+            bool keep = false) {
   LoggedRequest* ours = logged(*handle);
   if (!ours) {
     *handle = real;
@@ -45,9 +57,20 @@ void settle(MessageLog& log, MPI_Request* handle, MPI_Request real, bool succeed
   }
   ours->real = real;
   if (real != MPI_REQUEST_NULL) return;
-  if (ours->receive && succeeded) ftb::mpi_bridge::interposition::received(log, ours->wildcard, status);
+  if (ours->finished) {
+    status = ours->status;
+  } else if (!succeeded && keep) {
+    return;
+  } else if (ours->receive && succeeded) {
+    ftb::mpi_bridge::interposition::received(log, ours->wildcard, status);
+  }
   forget(ours);
   *handle = MPI_REQUEST_NULL;
+}
+
+// A call that cannot resume met a process failure: its epoch cannot be replayed.
+void spoilIfFailure(int rc, const char* call) {
+  if (rc != MPI_SUCCESS && failurePending()) recoveredLocally(rc, call, /*resumable=*/false);
 }
 
 bool succeededIn(int rc, const MPI_Status& status) {
@@ -61,7 +84,7 @@ void recordCompleted(MessageLog& log, std::vector<int> indices) {
 // After a Waitsome or Testsome: the `outcount` requests named by `indices`
 // finished (their statuses in that order); recorded as one determinant.
 void settleSome(MessageLog& log, MPI_Request* requests, const std::vector<MPI_Request>& real, int rc, int outcount,
-                const int* indices, const MPI_Status* statuses) {
+                const int* indices, MPI_Status* statuses) {
   const int done = outcount == MPI_UNDEFINED ? 0 : outcount;
   for (int k = 0; k < done; ++k) {
     settle(log, &requests[indices[k]], real[indices[k]], succeededIn(rc, statuses[k]), statuses[k]);
@@ -87,20 +110,26 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!log) return PMPI_Wait(request, status);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  MPI_Request real = logged(*request)->real;
-  const int rc = PMPI_Wait(&real, st);
-  settle(*log, request, real, rc == MPI_SUCCESS, *st);
-  return rc;
+  for (;;) {
+    MPI_Request real = logged(*request)->real;
+    const int rc = PMPI_Wait(&real, st);
+    const bool failed = rc != MPI_SUCCESS && failurePending();
+    settle(*log, request, real, rc == MPI_SUCCESS, *st, failed);
+    if (!failed || !recoveredLocally(rc, "MPI_Wait")) return rc;
+  }
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   MessageLog* log = logForAny(count, requests);
   if (!log) return PMPI_Waitall(count, requests, statuses);
-  std::vector<MPI_Request> real = realOf(count, requests);
   Statuses st(statuses, count);
-  const int rc = PMPI_Waitall(count, real.data(), st.at);
-  for (int i = 0; i < count; ++i) settle(*log, &requests[i], real[i], succeededIn(rc, st.at[i]), st.at[i]);
-  return rc;
+  for (;;) {
+    std::vector<MPI_Request> real = realOf(count, requests);
+    const int rc = PMPI_Waitall(count, real.data(), st.at);
+    const bool failed = rc != MPI_SUCCESS && failurePending();
+    for (int i = 0; i < count; ++i) settle(*log, &requests[i], real[i], succeededIn(rc, st.at[i]), st.at[i], failed);
+    if (!failed || !recoveredLocally(rc, "MPI_Waitall")) return rc;
+  }
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
@@ -109,7 +138,9 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
   std::vector<MPI_Request> real = realOf(count, requests);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  requireDeterministic("MPI_Waitany");
   const int rc = PMPI_Waitany(count, real.data(), index, st);
+  spoilIfFailure(rc, "MPI_Waitany");
   if (*index == MPI_UNDEFINED) {
     recordCompleted(*log, {});
   } else {
@@ -124,7 +155,9 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
   if (!log) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   std::vector<MPI_Request> real = realOf(incount, requests);
   Statuses st(statuses, incount);
+  requireDeterministic("MPI_Waitsome");
   const int rc = PMPI_Waitsome(incount, real.data(), outcount, indices, st.at);
+  spoilIfFailure(rc, "MPI_Waitsome");
   settleSome(*log, requests, real, rc, *outcount, indices, st.at);
   return rc;
 }
@@ -135,7 +168,9 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   MPI_Request real = logged(*request)->real;
+  requireDeterministic("MPI_Test");
   const int rc = PMPI_Test(&real, flag, st);
+  spoilIfFailure(rc, "MPI_Test");
   settle(*log, request, real, rc == MPI_SUCCESS, *st);
   recordCompleted(*log, *flag ? std::vector<int>{0} : std::vector<int>{});
   return rc;
@@ -146,7 +181,9 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
   if (!log) return PMPI_Testall(count, requests, flag, statuses);
   std::vector<MPI_Request> real = realOf(count, requests);
   Statuses st(statuses, count);
+  requireDeterministic("MPI_Testall");
   const int rc = PMPI_Testall(count, real.data(), flag, st.at);
+  spoilIfFailure(rc, "MPI_Testall");
   std::vector<int> completed;
   if (*flag) {
     for (int i = 0; i < count; ++i) {
@@ -164,7 +201,9 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
   std::vector<MPI_Request> real = realOf(count, requests);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  requireDeterministic("MPI_Testany");
   const int rc = PMPI_Testany(count, real.data(), index, flag, st);
+  spoilIfFailure(rc, "MPI_Testany");
   if (*flag && *index != MPI_UNDEFINED) {
     settle(*log, &requests[*index], real[*index], rc == MPI_SUCCESS, *st);
     recordCompleted(*log, {*index});
@@ -179,7 +218,9 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
   if (!log) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
   std::vector<MPI_Request> real = realOf(incount, requests);
   Statuses st(statuses, incount);
+  requireDeterministic("MPI_Testsome");
   const int rc = PMPI_Testsome(incount, real.data(), outcount, indices, st.at);
+  spoilIfFailure(rc, "MPI_Testsome");
   settleSome(*log, requests, real, rc, *outcount, indices, st.at);
   return rc;
 }
@@ -188,7 +229,9 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   MessageLog* log = logForAny(1, &request);
   if (!log) return PMPI_Request_get_status(request, flag, status);
+  requireDeterministic("MPI_Request_get_status");
   const int rc = PMPI_Request_get_status(logged(request)->real, flag, status);
+  spoilIfFailure(rc, "MPI_Request_get_status");
   recordCompleted(*log, *flag ? std::vector<int>{0} : std::vector<int>{});
   return rc;
 }

@@ -120,10 +120,15 @@ class RuntimeImpl : public Runtime {
     if (!job_.config.schedule.empty() && job_.rank == 0) schedule_ = makeSchedule();
     ulfm_.watch(job_.comm);
     planRestore();
-    // A replacement meets its survivors' repairAndRestore here.
-    if (job_.config.local_rollback && UlfmRecovery::isReplacement()) planLocalRecoveryAfterRepair();
+    // A replacement meets its survivors' repairAndRestore here; its replay
+    // starts once its restore (the first loop()) started its epoch.
+    if (UlfmRecovery::isReplacement()) replacement_replay_ = planLocalRecoveryAfterRepair();
     last_checkpoint_ = Clock::now();
     startLogging(kJobStart);
+    if (job_.config.local_rollback) {
+      UlfmRecovery::keepWork(true);
+      LoggedMpi::onFailure([this] { return ulfm_.failed(); }, [this] { return repairInCall(); });
+    }
     return {};
   }
 
@@ -154,7 +159,8 @@ class RuntimeImpl : public Runtime {
       return failedPrecondition("no checkpoint of job " + job_.config.job_id + " to recover");
     }
     dieIfInjected(job_.config.fault, FaultPoint::kRestore, job_.rank);
-    auto r = restorer_.restore(plan_, buffers_);
+    // Under local rollback a replacement restores alone: its survivors keep their state.
+    auto r = replacement_replay_ ? restorer_.restoreOwnCopy(plan_, buffers_) : restorer_.restore(plan_, buffers_);
     plan_.available = false;
     if (!r) {
       publishRestartFailed(r.status().message());
@@ -162,6 +168,10 @@ class RuntimeImpl : public Runtime {
     }
     next_ckpt_id_ = r->ckpt_id + 1;
     startLogging(r->ckpt_id);  // every rank restored it: a line no message crosses
+    if (replacement_replay_) {
+      LoggedMpi::replay(std::move(*replacement_replay_));  // re-executes up to its survivors
+      replacement_replay_.reset();
+    }
     // Every rank alike (survivors' own source is L1): the checkpoint's slot is kept.
     if (plan_.level != Level::kL1) newest_encoded_id_ = r->ckpt_id;
     Tags tags = {{"corr", job_.config.corr_id},       {"rank", std::to_string(job_.rank)},
@@ -330,6 +340,7 @@ class RuntimeImpl : public Runtime {
   }
 
   Result<long> loopStep() {
+    if (rolled_back_in_call_) return takeRollBackInCall();
     if (first_loop_) {
       first_loop_ = false;
       if (plan_.available || plan_.any_data) {
@@ -344,7 +355,11 @@ class RuntimeImpl : public Runtime {
       last_checkpoint_ = Clock::now();
       return iteration_;
     }
-    if (ulfm_.failed()) return runThrough();
+    if (ulfm_.failed()) {
+      // Back from a whole iteration: after a local recovery it goes on to the next.
+      auto r = runThrough();
+      if (!r || !recovered_locally_) return r;
+    }
     if (background_protection_ && !writer_.backgroundBusy()) (void)finishAsync();  // its FTB_RESTART_DONE goes out
     ++iteration_;
     for (auto& r : bridge_->take()) {
@@ -356,6 +371,7 @@ class RuntimeImpl : public Runtime {
     }
     answerServed();
     Action a = decide();
+    if (rolled_back_in_call_) return takeRollBackInCall();  // decide's broadcast met the failure
     if (ulfm_.failed()) return runThrough();
     switch (a.kind) {
       case Action::kPeriodic: {
@@ -366,8 +382,13 @@ class RuntimeImpl : public Runtime {
           std::fprintf(stderr, "ftbckpt: rank %d: periodic checkpoint failed: %s\n", job_.rank,
                        r.status().message().c_str());
           publishCheckpointFailed(nullptr, levelName(level.value_or(job_.config.level)), r.status().message());
-          // A peer died during it: repair now rather than at the application's next MPI call.
-          if (ulfm_.failed()) return runThrough();
+          // A peer died during it: repair now rather than at the application's
+          // next MPI call. The checkpoint's own traffic is not in the log:
+          // every rank rolls back.
+          if (ulfm_.failed()) {
+            LoggedMpi::spoil("a process failure interrupted checkpoint " + std::to_string(next_ckpt_id_));
+            return runThrough();
+          }
         } else if (schedule_) {
           schedule_->taken(r->level, iteration_, secondsNow(), r->seconds);
           publishScheduleIfChanged();
@@ -449,15 +470,43 @@ class RuntimeImpl : public Runtime {
     learnPeers();
     restorer_.reset();
     planRestore();
-    if (job_.config.local_rollback) planLocalRecoveryAfterRepair();
+    if (auto replay = planLocalRecoveryAfterRepair()) {
+      // Local rollback: this survivor keeps its state; it replays only the
+      // collectives a failure inside one left it without.
+      LoggedMpi::replay(std::move(*replay));
+      restorer_.reset();
+      recovered_locally_ = true;
+      ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}, {"recovery", "local"}});
+      return iteration_;
+    }
+    recovered_locally_ = false;
     auto r = recover();
     if (!r) return r.status();
     previous_encoded_id_ = -1;
     iteration_ = r->iteration;
     last_checkpoint_ = Clock::now();
     ulfm_.publishStep(*bridge_, "restored", {{"ckpt_id", std::to_string(r->ckpt_id)}});
-    ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}});
+    ulfm_.publishStep(*bridge_, "computing", {{"iteration", std::to_string(iteration_)}, {"recovery", "global"}});
     return iteration_;
+  }
+
+  // LoggedMpi's repair of a failure that an application's MPI call met
+  // (FTBCKPT_LOCAL_ROLLBACK=1): true after a local recovery (the call carries
+  // on). Otherwise this rank rolled back (or the repair failed): the call
+  // returns its error, and the application's next loop() says where to resume.
+  bool repairInCall() {
+    auto r = runThrough();
+    if (r && recovered_locally_) return true;
+    rolled_back_in_call_ = std::move(r);
+    UlfmRecovery::rolledBack(true);
+    return false;
+  }
+
+  Result<long> takeRollBackInCall() {
+    Result<long> r = std::move(*rolled_back_in_call_);
+    rolled_back_in_call_.reset();
+    UlfmRecovery::rolledBack(false);
+    return r;
   }
 
   // Collective: what this rank's node holds of the job's checkpoints and which
@@ -562,21 +611,40 @@ class RuntimeImpl : public Runtime {
     }
   }
 
-  // Collective over the repaired communicator, after planRestore: every
-  // rank's account of its log, and what a local recovery would do from them
-  // (local_recovery_plan.h), or why it cannot. Said by rank 0; the recovery is
-  // still global (every rank restores) until local recovery is built.
-  void planLocalRecoveryAfterRepair() {
-    auto accounts = LoggedMpi::accounts(job_.comm, UlfmRecovery::isReplacement() && !LoggedMpi::started());
+  // Collective over the repaired communicator, after planRestore
+  // (FTBCKPT_LOCAL_ROLLBACK=1): a survivor settles the requests the failure
+  // interrupted, every rank gives its log's account, and all make the same
+  // plan (local_recovery_plan.h); rank 0 says it, in its log and as the
+  // FTB_RUN_THROUGH step `planned`. A local one is carried out at once
+  // (resends, the collectives handed over): this rank's part of the replay,
+  // or nullopt for global rollback.
+  std::optional<RankReplay> planLocalRecoveryAfterRepair() {
+    if (!job_.config.local_rollback) return std::nullopt;
+    const bool restarted = UlfmRecovery::isReplacement() && !LoggedMpi::started();
+    if (!restarted) LoggedMpi::settleInterrupted(job_.comm);
+    auto accounts = LoggedMpi::accounts(job_.comm, restarted);
     if (!accounts) {
       std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, accounts.status().message().c_str());
-      return;
+      return std::nullopt;
     }
-    const LocalRecoveryPlan plan = planLocalRecovery(*accounts, plan_.available ? plan_.ckpt_id : -1);
-    if (job_.rank == 0) {
-      std::fprintf(stderr, "ftbckpt: rank 0: %s; every rank restores: local recovery is being built\n",
-                   describe(plan).c_str());
+    LocalRecoveryPlan plan = planLocalRecovery(*accounts, plan_.available ? plan_.ckpt_id : -1);
+    if (plan.local && (plan_.from_flush || !plan_.present[static_cast<std::size_t>(plan.lost)])) {
+      plan = LocalRecoveryPlan{.why_global = "rank " + std::to_string(plan.lost) + "'s copy of checkpoint " +
+                                             std::to_string(plan.line) + " is not in its node's memory (it is rebuilt with its group)"};
     }
+    if (job_.rank == 0) std::fprintf(stderr, "ftbckpt: rank 0: %s\n", describe(plan).c_str());
+    if (!restarted) {
+      ulfm_.publishStep(*bridge_, "planned",
+                        plan.local ? Tags{{"recovery", "local"}, {"line", std::to_string(plan.line)}}
+                                   : Tags{{"recovery", "global"}, {"why", plan.why_global}});
+    }
+    if (!plan.local) return std::nullopt;
+    auto replay = LoggedMpi::carryOut(job_.comm, plan, *accounts);
+    if (!replay) {
+      std::fprintf(stderr, "ftbckpt: rank %d: local recovery: %s\n", job_.rank, replay.status().message().c_str());
+      return std::nullopt;
+    }
+    return std::move(*replay);
   }
 
   // Its figures, one line per rank: what the bound must hold (peak) against it.
@@ -616,7 +684,8 @@ class RuntimeImpl : public Runtime {
           if (std::chrono::duration<double>(Clock::now() - last_checkpoint_).count() >= due) a.kind = Action::kPeriodic;
         }
       }
-      MPI_Bcast(&a, sizeof a, MPI_BYTE, 0, job_.comm);
+      // As the application's: a replacement replays what its survivors decided.
+      LoggedMpi::applicationBcast(&a, sizeof a, MPI_BYTE, 0, job_.comm);
     }
     if (a.kind == Action::kNone && job_.config.schedule.empty() && job_.config.interval > 0 &&
         iteration_ % job_.config.interval == 0) {
@@ -824,6 +893,11 @@ class RuntimeImpl : public Runtime {
   const bool trace_ = std::getenv("FTBCKPT_TRACE") != nullptr;
   long iteration_ = 0;
   bool first_loop_ = true;
+  bool recovered_locally_ = false;  // the last repair's recovery was local
+  // A repair inside an application's MPI call rolled this rank back: what its next loop() returns.
+  std::optional<Result<long>> rolled_back_in_call_;
+  // A replacement's part of a local recovery, until its restore.
+  std::optional<RankReplay> replacement_replay_;
   bool relaunch_pending_ = false;
   int exit_code_ = 0;
   double last_cost_ = 0;

@@ -1,5 +1,6 @@
 #include "components/mpi_bridge/ulfm_recovery.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,8 @@ constexpr int kNoticedByBackplane = -1;
 MPI_Comm g_job_comm = MPI_COMM_NULL;
 bool g_replacement = false;  // joinIfReplacement joined a job (the MPI thread's)
 std::atomic<bool> g_watching{false};  // g_job_comm is set (read off the MPI thread)
+std::atomic<bool> g_keep_work{false};    // local rollback: survivors compute on (interrupted())
+std::atomic<bool> g_rolled_back{false};  // a repair in an MPI call rolled the rank back
 std::mutex g_derived_mu;
 std::vector<MPI_Comm> g_derived;  // revoked with g_job_comm (revokeWith)
 
@@ -55,6 +58,11 @@ void revokeAll(MPI_Comm fallback) {
   for (MPI_Comm c : derived) MPIX_Comm_revoke(c);
 }
 
+// Job communicators that repairs replaced (the MPI thread's, as the handler's calls).
+std::vector<MPI_Comm> g_replaced;
+
+bool current(MPI_Comm comm) { return std::find(g_replaced.begin(), g_replaced.end(), comm) == g_replaced.end(); }
+
 // The first news of a failure: when and who told (`cls`), written before the
 // flag, so that the MPI thread that sees the flag reads them.
 void markFailed(int cls) {
@@ -69,6 +77,8 @@ void onMpiError(MPI_Comm* comm, int* code, ...) {
   int cls = MPI_ERR_OTHER;
   MPI_Error_class(*code, &cls);
   if (cls != MPIX_ERR_PROC_FAILED && cls != MPIX_ERR_PROC_FAILED_PENDING && cls != MPIX_ERR_REVOKED) return;
+  // A communicator a repair replaced: local rollback settles its requests after the repair.
+  if (!current(*comm)) return;
   markFailed(cls);
   revokeAll(*comm);
 }
@@ -195,7 +205,12 @@ void UlfmRecovery::noticedByBackplane() {
   if (g_watching.load()) markFailed(kNoticedByBackplane);
 }
 
-bool UlfmRecovery::interrupted() { return g_failed.load(); }
+bool UlfmRecovery::interrupted() {
+  return g_rolled_back.load() || (g_failed.load() && !g_keep_work.load());
+}
+
+void UlfmRecovery::keepWork(bool on) { g_keep_work = on; }
+void UlfmRecovery::rolledBack(bool pending) { g_rolled_back = pending; }
 
 void UlfmRecovery::revokeWith(MPI_Comm derived) {
   if (!runThroughEnabled()) return;
@@ -267,6 +282,7 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
     // whatever the application was exchanging.
     g_failed = false;
     g_first_class = MPI_SUCCESS;
+    g_replaced.push_back(job.comm);
     watch(shrunk);
     return shrunk;
   }
@@ -347,6 +363,7 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   publishStep(bridge, "spawned", {{"nodes", joinComma(where)}, {"hosts", joinComma(hosts)}});
   g_failed = false;
   g_first_class = MPI_SUCCESS;
+  g_replaced.push_back(job.comm);
   watch(repaired);
   return repaired;
 }
@@ -375,6 +392,8 @@ const bool kUlfmBuilt = false;
 
 Status UlfmRecovery::joinIfReplacement(MPI_Comm&, Config&) { return {}; }
 bool UlfmRecovery::isReplacement() { return false; }
+void UlfmRecovery::keepWork(bool) {}
+void UlfmRecovery::rolledBack(bool) {}
 void UlfmRecovery::watch(MPI_Comm) {}
 bool UlfmRecovery::failed() const { return false; }
 void UlfmRecovery::settleBeforeFinalize() {}

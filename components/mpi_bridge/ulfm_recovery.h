@@ -69,7 +69,14 @@ class UlfmRecovery {
   static void noticedByBackplane();
   // failed(), for any thread: a rank in a long compute phase polls it (through
   // ftbckpt_interrupted) to go to loop() at once, as the repair needs every survivor.
+  // Under local rollback (keepWork) a survivor's work is kept: it computes
+  // on and meets the repair in its next MPI call, so this is true only once
+  // a repair inside such a call rolled the rank back (rolledBack).
   static bool interrupted();
+  static void keepWork(bool on);
+  // A repair inside an MPI call of the application rolled this rank back
+  // (global rollback): the application must go to loop(), which clears it.
+  static void rolledBack(bool pending);
 
   // `derived` (split or duplicated from the watched communicator: a group's,
   // the asynchronous checkpoint's, a restore's) is revoked with it. ULFM

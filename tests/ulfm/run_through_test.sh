@@ -477,12 +477,14 @@ after_recovery=$(awk '/run-through .* step computing/ {after = 1} after' "$work/
 await_events "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 level=L3 protect_background=1 protect_scope=group .*protected_level=L3 rank=3 rebuilt=xor"
 echo "FTBCKPT_ASYNC=1: run through, $async in $((SECONDS - t0)) s, re-protected in the background, every later checkpoint complete"
 
-# Local rollback, being built (issue 34): with FTBCKPT_LOCAL_ROLLBACK=1 the
-# ranks log their traffic; after the repair they exchange their logs'
-# accounts and rank 0 says what a local recovery would do: rank 3, replaced in
-# place, replayed from checkpoint line 1 (the stencil checkpoints every 20
-# iterations and rank 3 dies at 50), what the survivors sent it since then
-# resent. The recovery itself is still global (every rank restores), bit-exact.
+# Local rollback (issue 34): with FTBCKPT_LOCAL_ROLLBACK=1 the ranks log
+# their traffic; after the repair they exchange their logs' accounts, and
+# since rank 3 was replaced in place (its checkpoint in its node's memory),
+# only rank 3 restarts, from checkpoint line 1 (the stencil checkpoints every
+# 20 iterations and rank 3 dies at 50): the survivors resend what they sent
+# it since, skip what it sends again, and keep their state. Without it every
+# rank restores (a FTB_RESTART_DONE from a survivor, step computing
+# recovery=global), which this case refuses.
 t0=$SECONDS
 job_id=ULFMLOCAL
 node_state "$victim_node" MIGRATION_READY
@@ -494,7 +496,12 @@ local_result=$(result local)
   { cat "$work/local.log" >&2; fail "FTBCKPT_LOCAL_ROLLBACK=1: '$local_result' (exit $status), not '$clean'"; }
 grep -aq 'rank 0: local rollback of rank 3 from checkpoint line 1 (channels to resend [1-9]' "$work/local.log" ||
   { cat "$work/local.log" >&2; fail "FTBCKPT_LOCAL_ROLLBACK=1: rank 0 did not plan a local rollback of rank 3 from line 1"; }
-echo "FTBCKPT_LOCAL_ROLLBACK=1: planned $(grep -ao 'local rollback of rank 3 [^;]*' "$work/local.log" | head -1); recovered globally, $local_result in $((SECONDS - t0)) s, bit-exact"
+await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r3 .*recovery=local .*step=planned" \
+  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r3 .*recovery=local .*step=computing" \
+  "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 .*rank=3 "
+! grep -a "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 " "$work/events.log" | grep -avq ' rank=3 ' ||
+  { cat "$work/events.log" >&2; fail "FTBCKPT_LOCAL_ROLLBACK=1: a survivor restored (global rollback)"; }
+echo "FTBCKPT_LOCAL_ROLLBACK=1: $(grep -ao 'local rollback of rank 3 [^;]*' "$work/local.log" | head -1); only rank 3 restored, $local_result in $((SECONDS - t0)) s, bit-exact"
 
 # Deaths where no signal from outside could be timed to land (FTBCKPT_FAULT,
 # fault_injection.h; once, so the replacement runs on). The replacement goes

@@ -8,6 +8,7 @@
 using ftb::mpi_bridge::Channel;
 using ftb::mpi_bridge::LocalRecoveryPlan;
 using ftb::mpi_bridge::LogAccount;
+using ftb::mpi_bridge::RankReplay;
 using ftb::mpi_bridge::planLocalRecovery;
 
 namespace {
@@ -54,6 +55,23 @@ BOOST_AUTO_TEST_CASE(survivors_resend_what_was_not_received_and_the_replacement_
   BOOST_TEST(describe(plan) ==
              "local rollback of rank 2 from checkpoint line 4 (channels to resend 2, its sends to skip 3, "
              "collectives to hand over 7 from rank 0)");
+}
+
+BOOST_AUTO_TEST_CASE(each_rank_replays_its_part_of_the_plan) {
+  const auto accounts = ring();
+  const LocalRecoveryPlan plan = planLocalRecovery(accounts, 4);
+  const RankReplay replacement = ftb::mpi_bridge::replayFor(plan, accounts, 2);
+  BOOST_TEST(replacement.reexecutes);
+  BOOST_TEST(replacement.skips.size() == 1u);
+  BOOST_TEST(replacement.skips.at({0, 0}) == 3u);  // rank 0 received three of its messages
+  BOOST_TEST(replacement.awaited.size() == 1u);
+  BOOST_TEST(replacement.awaited.at({1, 0}) == 5u);  // everything rank 1 sent it since the line
+  const RankReplay survivor = ftb::mpi_bridge::replayFor(plan, accounts, 1);
+  BOOST_TEST(!survivor.reexecutes);
+  BOOST_TEST(survivor.skips.empty());
+  BOOST_TEST(survivor.awaited.at({0, 0}) == 1u);  // the message lost between survivors
+  BOOST_TEST(ftb::mpi_bridge::replayFor(plan, accounts, 0).awaited.empty());
+  BOOST_TEST(ftb::mpi_bridge::replayFor(planLocalRecovery(accounts, 3), accounts, 2).skips.empty());  // global
 }
 
 BOOST_AUTO_TEST_CASE(channels_are_told_apart_by_tag) {

@@ -1,0 +1,226 @@
+// Local recovery carried out (logged_mpi.h): the repair hook a failing logged
+// call runs, the settling of the requests the failure interrupted, the
+// resends and the collectives handed over after a plan, and the replay a rank
+// does until it caught up (skipped sends, handed-over collective results).
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "components/mpi_bridge/interposition.h"
+#include "components/mpi_bridge/logged_mpi.h"
+#include "components/mpi_bridge/word_codec.h"
+
+namespace ftb::mpi_bridge {
+namespace {
+
+using interposition::logging;
+using interposition::LoggedRequest;
+
+struct Replay {
+  bool reexecutes = false;
+  std::map<Channel, std::uint64_t> skips;
+  std::map<Channel, std::uint64_t> awaited;  // resent messages not received yet
+  std::deque<std::vector<std::byte>> collectives;
+  std::vector<MPI_Request> resends;  // this rank's, finishing in the background
+};
+
+Replay g_replay;
+std::function<bool()> g_failure_pending;  // a process failure is known (the runtime's ULFM state)
+std::function<bool()> g_repair;
+
+int rankIn(MPI_Comm comm) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+// Every resend finished: before the log's payloads are reused or dropped.
+void finishResends() {
+  if (g_replay.resends.empty()) return;
+  PMPI_Waitall(static_cast<int>(g_replay.resends.size()), g_replay.resends.data(), MPI_STATUSES_IGNORE);
+  g_replay.resends.clear();
+}
+
+// A replacement runs its epoch again until it sent, received and took part
+// in everything its survivors saw of it; a survivor's outcomes are new.
+bool replaying() {
+  if (!g_replay.reexecutes) return false;
+  if (!g_replay.collectives.empty()) return true;
+  for (const auto& [channel, n] : g_replay.skips) {
+    if (n > 0) return true;
+  }
+  for (const auto& [channel, n] : g_replay.awaited) {
+    if (n > 0) return true;
+  }
+  return false;
+}
+
+// The survivor `from` sends the results of collectives [first, last) of its
+// log to every rank; each keeps those it lacks (it completed `mine`).
+Result<std::vector<std::vector<std::byte>>> handOverCollectives(MPI_Comm comm, int from, std::uint64_t first,
+                                                                std::uint64_t last, std::uint64_t mine) {
+  WordWriter w;
+  if (rankIn(comm) == from) {
+    for (std::uint64_t i = first; i < last; ++i) {
+      std::span<const std::byte> result = logging().log->collectiveResult(i);
+      const auto* p = reinterpret_cast<const std::uint8_t*>(result.data());
+      w.blob(std::vector<std::uint8_t>(p, p + result.size()));
+    }
+  }
+  std::uint64_t bytes = w.out.size();
+  int rc = PMPI_Bcast(&bytes, 1, MPI_UINT64_T, from, comm);
+  w.out.resize(bytes);
+  if (rc == MPI_SUCCESS) rc = PMPI_Bcast(w.out.data(), static_cast<int>(bytes), MPI_BYTE, from, comm);
+  if (rc != MPI_SUCCESS) return unavailable("handing over the collectives' results failed (MPI error " + std::to_string(rc) + ")");
+  WordReader r(w.out.data(), w.out.size());
+  std::vector<std::vector<std::byte>> lacking;
+  for (std::uint64_t i = first; i < last; ++i) {
+    std::vector<std::uint8_t> result;
+    if (!r.blob(result)) return internalError("the handed-over collectives' results are cut short");
+    if (i < mine) continue;
+    const auto* p = reinterpret_cast<const std::byte*>(result.data());
+    lacking.emplace_back(p, p + result.size());
+  }
+  return lacking;
+}
+
+}  // namespace
+
+void LoggedMpi::onFailure(std::function<bool()> pending, std::function<bool()> repair) {
+  g_failure_pending = std::move(pending);
+  g_repair = std::move(repair);
+}
+
+void LoggedMpi::settleInterrupted(MPI_Comm repaired) {
+  auto& state = logging();
+  if (!state.log) return;
+  const MPI_Comm old = state.comm.load();
+  if (old != repaired) {
+    state.retired.insert(old);
+    state.comm.store(repaired);
+  }
+  for (LoggedRequest* ours : state.requests) {
+    if (ours->finished) continue;
+    if (ours->real != MPI_REQUEST_NULL) {
+      int flag = 0;
+      MPI_Status status{};
+      const int rc = PMPI_Test(&ours->real, &flag, &status);
+      if (flag && rc == MPI_SUCCESS) {
+        ours->finished = true;
+        ours->status = status;
+        if (ours->receive) interposition::received(*state.log, ours->wildcard, status);
+        continue;
+      }
+      if (ours->real != MPI_REQUEST_NULL) {
+        (void)PMPI_Cancel(&ours->real);
+        (void)PMPI_Request_free(&ours->real);
+        ours->real = MPI_REQUEST_NULL;
+      }
+    }
+    if (ours->receive) {
+      (void)PMPI_Irecv(ours->buf, ours->count, ours->type, ours->source, ours->tag, repaired, &ours->real);
+    } else {
+      ours->finished = true;
+      ours->status = MPI_Status{};
+      ours->status.MPI_SOURCE = MPI_PROC_NULL;
+      ours->status.MPI_TAG = MPI_ANY_TAG;
+    }
+  }
+}
+
+Result<RankReplay> LoggedMpi::carryOut(MPI_Comm comm, const LocalRecoveryPlan& plan,
+                                       const std::vector<LogAccount>& accounts) {
+  const int me = rankIn(comm);
+  RankReplay replay = replayFor(plan, accounts, me);
+  if (logging().log) {
+    for (const Resend& r : plan.resends) {
+      if (r.from != me) continue;
+      for (std::span<const std::byte> payload : logging().log->sentAfter(r.channel, r.skip)) {
+        MPI_Request request = MPI_REQUEST_NULL;
+        // Packed as logged: a receive of any type matching the layout takes it.
+        const int rc = PMPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_PACKED, r.channel.peer,
+                                  r.channel.tag, comm, &request);
+        if (rc != MPI_SUCCESS) return unavailable("resending to rank " + std::to_string(r.channel.peer) + " failed");
+        g_replay.resends.push_back(request);
+      }
+    }
+  }
+  std::uint64_t fewest = plan.collectives;
+  for (const LogAccount& a : accounts) fewest = std::min(fewest, a.restarted ? 0 : a.collectives);
+  if (plan.collectives_from >= 0 && fewest < plan.collectives) {
+    const std::uint64_t mine = accounts[static_cast<std::size_t>(me)].restarted ? 0 : accounts[me].collectives;
+    auto lacking = handOverCollectives(comm, plan.collectives_from, fewest, plan.collectives, mine);
+    if (!lacking) return lacking.status();
+    replay.collectives = std::move(*lacking);
+  }
+  return replay;
+}
+
+void LoggedMpi::replay(RankReplay replay) {
+  g_replay.reexecutes = replay.reexecutes;
+  g_replay.skips = std::move(replay.skips);
+  g_replay.awaited = std::move(replay.awaited);
+  g_replay.collectives.assign(std::make_move_iterator(replay.collectives.begin()),
+                              std::make_move_iterator(replay.collectives.end()));
+}
+
+namespace interposition {
+
+void forgetReplay() {
+  finishResends();
+  g_replay = Replay{};
+}
+
+bool failurePending() { return g_failure_pending && g_failure_pending(); }
+
+bool recoveredLocally(int rc, const char* call, bool resumable) {
+  if (rc == MPI_SUCCESS || !failurePending() || !g_repair) return false;
+  if (!resumable) {
+    LoggedMpi::spoil(std::string("a process failure interrupted ") + call +
+                     ", which local recovery does not resume");
+  }
+  LoggedMpi::RuntimeCall in_runtime;
+  return g_repair();
+}
+
+bool skipSend(Channel channel) {
+  auto it = g_replay.skips.find(channel);
+  if (it == g_replay.skips.end() || it->second == 0) return false;
+  --it->second;
+  return true;
+}
+
+std::optional<std::span<const std::byte>> replayedCollective() {
+  static std::vector<std::byte> current;  // valid until the next call
+  if (g_replay.collectives.empty()) return std::nullopt;
+  current = std::move(g_replay.collectives.front());
+  g_replay.collectives.pop_front();
+  return std::span<const std::byte>(current);
+}
+
+bool collectiveDue() { return !g_replay.collectives.empty(); }
+
+void cannotReplay(const char* what) {
+  std::fprintf(stderr,
+               "ftbckpt: rank %d: %s while replaying after a local recovery: what it gave the first time was lost "
+               "with the process, so the run cannot go on correctly\n",
+               rankIn(logging().comm.load()), what);
+  PMPI_Abort(logging().comm.load(), 1);
+  _exit(1);
+}
+
+void requireDeterministic(const char* call) {
+  if (replaying()) cannotReplay(call);
+}
+
+void awaitedArrived(Channel channel) {
+  auto it = g_replay.awaited.find(channel);
+  if (it != g_replay.awaited.end() && it->second > 0) --it->second;
+}
+
+}  // namespace interposition
+}  // namespace ftb::mpi_bridge
