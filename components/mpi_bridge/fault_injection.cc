@@ -26,7 +26,7 @@ Result<FaultInjection> parseFaultInjection(std::string_view spec, std::string on
   if (spec.empty()) return fault;
   const std::string text(spec);
   auto bad = [&] {
-    return invalidArgument("FTBCKPT_FAULT=" + text + ": checkpoint:RANK:CKPT_ID or restore:RANK");
+    return invalidArgument("FTBCKPT_FAULT=" + text + ": checkpoint:RANK:CKPT_ID, restore:RANK or replay:RANK");
   };
   const auto parts = split(text, ':');
   long long rank = 0, id = 0;
@@ -35,6 +35,8 @@ Result<FaultInjection> parseFaultInjection(std::string_view spec, std::string on
     fault.ckpt_id = id;
   } else if (parts[0] == "restore" && parts.size() == 2 && parseWhole(parts[1], rank)) {
     fault.point = FaultPoint::kRestore;
+  } else if (parts[0] == "replay" && parts.size() == 2 && parseWhole(parts[1], rank)) {
+    fault.point = FaultPoint::kReplay;
   } else {
     return bad();
   }
@@ -56,7 +58,9 @@ bool faultDue(const FaultInjection& fault, FaultPoint point, int rank, int64_t c
 void dieIfInjected(const FaultInjection& fault, FaultPoint point, int rank, int64_t ckpt_id) {
   if (!faultDue(fault, point, rank, ckpt_id)) return;
   std::fprintf(stderr, "ftbckpt: rank %d dies here (FTBCKPT_FAULT: %s)\n", rank,
-               point == FaultPoint::kCheckpoint ? "inside a checkpoint" : "while restoring");
+               point == FaultPoint::kCheckpoint ? "inside a checkpoint"
+               : point == FaultPoint::kRestore  ? "while restoring"
+                                                : "while replaying");
   std::fflush(stderr);
   std::raise(SIGKILL);
 }

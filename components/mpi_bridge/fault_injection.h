@@ -8,6 +8,9 @@
 //                                 rank agreed on what to restore, before any
 //                                 data moves (a run-through's replacement, or
 //                                 a relaunched rank)
+//   FTBCKPT_FAULT=replay:R        the replacement of rank R dies in a local
+//                                 recovery's replay, at the first send it
+//                                 skips (before it caught up)
 //   FTBCKPT_FAULT_ONCE=PATH       only the process that creates PATH first
 //                                 dies: the replacement or relaunch after it
 //                                 runs on (without it, every process that
@@ -24,7 +27,7 @@
 
 namespace ftb::mpi_bridge {
 
-enum class FaultPoint { kNone, kCheckpoint, kRestore };
+enum class FaultPoint { kNone, kCheckpoint, kRestore, kReplay };
 
 struct FaultInjection {
   FaultPoint point = FaultPoint::kNone;

@@ -108,8 +108,12 @@ int ftbckpt_unwatch_comm(MPI_Comm comm);
  * else 0. Leave the compute phase and call ftbckpt_loop(): it repairs the
  * communicator and restores the newest checkpoint (the work since it is done
  * again). The repair needs every survivor, so a long compute phase should poll
- * this, e.g. between blocks. Any thread, no MPI call, cheap (an atomic load);
- * always 0 without ULFM. */
+ * this, e.g. between blocks. With FTBCKPT_LOCAL_ROLLBACK=1 a survivor's work
+ * is kept: this stays 0 while it computes (it meets the repair at its next MPI
+ * call on ftbckpt_comm(), which carries on), and becomes 1 only when that
+ * repair rolled every rank back: the call returned an error; go to
+ * ftbckpt_loop(). Any thread, no MPI call, cheap (an atomic load); always 0
+ * without ULFM. */
 int ftbckpt_interrupted(void);
 /* The node this rank runs on, as the runtime names it (FTBCKPT_NODE_MAP entry,
  * FTB_NODE_NAME or the hostname); NULL before ftbckpt_init. */

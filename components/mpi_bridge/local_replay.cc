@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -31,6 +32,7 @@ struct Replay {
 Replay g_replay;
 std::function<bool()> g_failure_pending;  // a process failure is known (the runtime's ULFM state)
 std::function<bool()> g_repair;
+std::function<void()> g_at_first_skip;  // tests: fault injection
 
 int rankIn(MPI_Comm comm) {
   int rank = 0;
@@ -121,6 +123,17 @@ void LoggedMpi::settleInterrupted(MPI_Comm repaired) {
         ours->real = MPI_REQUEST_NULL;
       }
     }
+  }
+}
+
+namespace {
+
+// After a local plan: the requests settleInterrupted left unfinished go on,
+// on the repaired communicator. (Under global rollback they stay void: a
+// receive posted again would take a message of the re-executed epoch.)
+void resumeInterrupted(MPI_Comm repaired) {
+  for (LoggedRequest* ours : logging().requests) {
+    if (ours->finished || ours->real != MPI_REQUEST_NULL) continue;
     if (ours->receive) {
       (void)PMPI_Irecv(ours->buf, ours->count, ours->type, ours->source, ours->tag, repaired, &ours->real);
     } else {
@@ -132,11 +145,14 @@ void LoggedMpi::settleInterrupted(MPI_Comm repaired) {
   }
 }
 
+}  // namespace
+
 Result<RankReplay> LoggedMpi::carryOut(MPI_Comm comm, const LocalRecoveryPlan& plan,
                                        const std::vector<LogAccount>& accounts) {
   const int me = rankIn(comm);
   RankReplay replay = replayFor(plan, accounts, me);
   if (logging().log) {
+    resumeInterrupted(comm);
     for (const Resend& r : plan.resends) {
       if (r.from != me) continue;
       for (std::span<const std::byte> payload : logging().log->sentAfter(r.channel, r.skip)) {
@@ -168,6 +184,8 @@ void LoggedMpi::replay(RankReplay replay) {
                               std::make_move_iterator(replay.collectives.end()));
 }
 
+void LoggedMpi::atFirstSkip(std::function<void()> die) { g_at_first_skip = std::move(die); }
+
 namespace interposition {
 
 void forgetReplay() {
@@ -190,6 +208,7 @@ bool recoveredLocally(int rc, const char* call, bool resumable) {
 bool skipSend(Channel channel) {
   auto it = g_replay.skips.find(channel);
   if (it == g_replay.skips.end() || it->second == 0) return false;
+  if (g_at_first_skip) std::exchange(g_at_first_skip, nullptr)();
   --it->second;
   return true;
 }

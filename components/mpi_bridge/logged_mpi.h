@@ -75,8 +75,9 @@ class LoggedMpi {
   // On a survivor, after the repair and before the accounts: the log goes on
   // over `repaired` (a call naming the old communicator reaches it), and the
   // requests the failure interrupted are settled: a receive that finished
-  // before it is counted, the others are posted again on `repaired`; a send is
-  // finished (its message is resent if its receiver lacks it).
+  // before it is counted, the others' real requests freed. After a local plan
+  // carryOut posts their receives again on `repaired` and finishes their
+  // sends (a message is resent if its receiver lacks it).
   static void settleInterrupted(MPI_Comm repaired);
   // Collective over `comm` (the repaired one), with the plan every rank made
   // from `accounts`: this rank resends what its peers lack of its log (sends
@@ -90,6 +91,8 @@ class LoggedMpi {
   // lacks return the handed-over results, and a nondeterministic outcome
   // before every resent message arrived ends the run with an error.
   static void replay(RankReplay replay);
+  // Tests (FTBCKPT_FAULT=replay:R): `die` runs at the first send the replay skips.
+  static void atFirstSkip(std::function<void()> die);
 
   // MPI_Bcast as if the application called it: logged, replayed, repaired in
   // the call (the runtime's decision at each loop call, which a replacement

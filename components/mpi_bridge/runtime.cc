@@ -171,6 +171,9 @@ class RuntimeImpl : public Runtime {
     if (replacement_replay_) {
       LoggedMpi::replay(std::move(*replacement_replay_));  // re-executes up to its survivors
       replacement_replay_.reset();
+      if (faultDue(job_.config.fault, FaultPoint::kReplay, job_.rank)) {
+        LoggedMpi::atFirstSkip([rank = job_.rank] { dieIfInjected({FaultPoint::kReplay, rank}, FaultPoint::kReplay, rank); });
+      }
     }
     // Every rank alike (survivors' own source is L1): the checkpoint's slot is kept.
     if (plan_.level != Level::kL1) newest_encoded_id_ = r->ckpt_id;

@@ -127,12 +127,13 @@ in_root() {
 }
 
 # ftbckpt, the stencil and the probe, from exactly the files Bazel compiles them from.
-programs=(components/mpi_bridge/examples/stencil.c tests/ulfm/group_wait_probe.c)
-for l in stencil_sources probe_sources; do
+programs=(components/mpi_bridge/examples/stencil.c components/mpi_bridge/examples/master_worker.c
+  tests/ulfm/group_wait_probe.c)
+for l in example_sources probe_sources; do
   [[ -s "$here/$l.list" ]] || fail "no source list $l (cc_sources) in the runfiles"
 done
 mkdir -p "$root/src"
-sort -u "$here/stencil_sources.list" "$here/probe_sources.list" >"$root/src/sources.list"
+sort -u "$here/example_sources.list" "$here/probe_sources.list" >"$root/src/sources.list"
 (cd "$src_root" && xargs -a "$root/src/sources.list" cp -L --parents -t "$root/src")
 cp "$here/build_in_root.sh" "$root/src/"
 key=$( (cd "$root/src" && sort sources.list | xargs sha256sum; sha256sum build_in_root.sh; echo "$tarball") |
@@ -143,19 +144,19 @@ t0=$SECONDS
 # tests/stress.sh's worktree) replaces the cached build with its own.
 exec 8>"$cache/ulfm-build.lock"
 flock 8
-if [[ ! -x "$built/stencil" || ! -x "$built/group_wait_probe" ]]; then
+if [[ ! -x "$built/stencil" || ! -x "$built/master_worker" || ! -x "$built/group_wait_probe" ]]; then
   in_root 900 /bin/bash -c "cd /src && nice bash build_in_root.sh sources.list /src/out ${programs[*]}" \
     >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "building ftbckpt in the trixie root failed"; }
   rm -rf "$cache/ulfm-build"
   mkdir -p "$built.partial"
-  cp "$root/src/out/stencil" "$root/src/out/group_wait_probe" "$built.partial/"
+  cp "$root/src/out/stencil" "$root/src/out/master_worker" "$root/src/out/group_wait_probe" "$built.partial/"
   mv "$built.partial" "$built"
   echo "$(tail -1 "$work/build.log") in $((SECONDS - t0)) s (cached as ulfm-build/$key)"
 else
   echo "stencil and probe of these sources cached (ulfm-build/$key)"
 fi
 mkdir -p "$root/src/out"
-cp "$built/stencil" "$built/group_wait_probe" "$root/src/out/"
+cp "$built/stencil" "$built/master_worker" "$built/group_wait_probe" "$root/src/out/"
 flock -u 8
 exec 8>&-
 
@@ -503,6 +504,95 @@ await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r3 .*recovery=local .*step=pla
   { cat "$work/events.log" >&2; fail "FTBCKPT_LOCAL_ROLLBACK=1: a survivor restored (global rollback)"; }
 echo "FTBCKPT_LOCAL_ROLLBACK=1: $(grep -ao 'local rollback of rank 3 [^;]*' "$work/local.log" | head -1); only rank 3 restored, $local_result in $((SECONDS - t0)) s, bit-exact"
 
+# The master-worker loop (examples/master_worker.c: the master takes answers
+# with wildcard receives, an allreduce and a broadcast every round) under
+# local rollback: worker 3 kills itself at round 25 (checkpoints every 10
+# rounds) and alone replays from checkpoint line 1, the master's items resent,
+# the round's collectives handed over; the table bit-exact against the
+# failure-free run's.
+t0=$SECONDS
+program=/src/out/master_worker
+saved_args=("${stencil_args[@]}")
+stencil_args=(--items 600 --checkpoint-every 10)
+mw_result() { grep -a -m1 -o 'RESULT items=[0-9]* checksum=[0-9a-f]*' "$work/$1.log" || true; }
+extra_env=(-x FTB_JOB_ID=ULFMMWCLEAN)
+run_job mwclean "$deadline" >/dev/null
+[[ -n "$(mw_result mwclean)" ]] || { cat "$work/mwclean.log" >&2; fail "master_worker: no RESULT without failures"; }
+job_id=ULFMMW
+node_state "$victim_node" MIGRATION_READY
+extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job_id)
+status=$(run_job mw "$deadline" --crash-at 25 --crash-rank 3)
+extra_env=()
+program=/src/out/stencil
+stencil_args=("${saved_args[@]}")
+[[ "$(mw_result mw)" == "$(mw_result mwclean)" ]] ||
+  { cat "$work/mw.log" >&2; fail "master_worker: '$(mw_result mw)' (exit $status), not '$(mw_result mwclean)'"; }
+grep -aq 'rank 0: local rollback of rank 3 from checkpoint line 1 (channels to resend [1-9]' "$work/mw.log" ||
+  { cat "$work/mw.log" >&2; fail "master_worker: rank 0 did not plan a local rollback of worker 3 from line 1"; }
+await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r3 .*recovery=local .*step=computing" \
+  "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 .*rank=3 "
+! grep -a "FTB_RESTART_DONE .*corr=rt-$job_id-1-r3 " "$work/events.log" | grep -avq ' rank=3 ' ||
+  { cat "$work/events.log" >&2; fail "master_worker: a survivor restored (global rollback)"; }
+echo "master_worker: $(grep -ao 'local rollback of rank 3 [^;]*' "$work/mw.log" | head -1); only worker 3 restored, $(mw_result mw) in $((SECONDS - t0)) s, bit-exact"
+
+# The replacement of rank 3 dies in its replay, at the first send it skips
+# (FTBCKPT_FAULT=replay:3, once): the survivors repair again (a second
+# recovery, its own corr) and, their logs still holding the epoch, recover
+# locally again: the second replacement is resent everything and replays it.
+t0=$SECONDS
+job_id=ULFMREPLAY
+node_state "$victim_node" MIGRATION_READY
+extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job_id -x FTBCKPT_FAULT=replay:3 -x FTBCKPT_FAULT_ONCE=/tmp/fault-replay)
+status=$(run_job inreplay "$deadline" "${crash[@]}" --crash-once)
+extra_env=()
+[[ "$(result inreplay)" == "$clean" ]] ||
+  { cat "$work/inreplay.log" >&2; fail "replacement dying in its replay: '$(result inreplay)' (exit $status), not '$clean'"; }
+grep -aq 'rank 3 dies here (FTBCKPT_FAULT: while replaying)' "$work/inreplay.log" ||
+  { cat "$work/inreplay.log" >&2; fail "replacement dying in its replay: it did not die there"; }
+await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-2-r3 .*recovery=local .*step=computing"
+! grep -a "FTB_RESTART_DONE .*corr=rt-$job_id-[12]-r3 " "$work/events.log" | grep -avq ' rank=3 ' ||
+  { cat "$work/events.log" >&2; fail "replacement dying in its replay: a survivor restored (global rollback)"; }
+echo "replacement dying in its replay: repaired again, recovered locally again, $(result inreplay) in $((SECONDS - t0)) s, bit-exact"
+
+# Local rollback's fallbacks: a survivor's epoch that cannot be replayed
+# sends every rank back to the checkpoint, announced by rank 0 and as the
+# FTB_RUN_THROUGH step planned recovery=global, bit-exact.
+# local_fallback NAME JOB REFERENCE WHY [STENCIL ARG...]: rank 3 killed at
+# iteration 50, replaced in place; RESULT as REFERENCE's, rank 0 saying
+# "global rollback: WHY", survivors restoring.
+local_fallback() {
+  local name=$1 job=$2 reference=$3 why=$4 status
+  shift 4
+  node_state "$victim_node" MIGRATION_READY
+  extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job "${fallback_env[@]}")
+  status=$(run_job "$name" "$deadline" "${crash[@]}" --crash-once "$@")
+  extra_env=()
+  [[ "$(result "$name")" == "$reference" ]] ||
+    { cat "$work/$name.log" >&2; fail "$name: '$(result "$name")' (exit $status), not '$reference'"; }
+  grep -aq "rank 0: global rollback: $why" "$work/$name.log" ||
+    { cat "$work/$name.log" >&2; fail "$name: rank 0 did not announce global rollback because $why"; }
+  await_events "FTB_RUN_THROUGH .*corr=rt-$job-1-r3 .*recovery=global .*step=planned" \
+    "FTB_RESTART_DONE .*corr=rt-$job-1-r3 .*rank=0 "
+}
+# An uncovered call in the epoch (the stencil's MPI_Reduce at iteration 45).
+t0=$SECONDS
+fallback_env=()
+local_fallback uncovered ULFMUNCOVERED "$clean" 'rank [0-2]: MPI_Reduce on the logged communicator' --reduce-at 45
+echo "local rollback, an uncovered call in the epoch: global rollback announced, $(result uncovered) in $((SECONDS - t0)) s, bit-exact"
+# A log past its bound: rows of 16386 doubles, two sent per iteration by a
+# middle rank, outgrow FTBCKPT_LOG_MB=1 within the epoch.
+t0=$SECONDS
+wide=(--nx 16384 --ny 4)
+extra_env=(-x FTB_JOB_ID=ULFMWIDE)
+run_job wide "$deadline" "${wide[@]}" >/dev/null
+extra_env=()
+wide_clean=$(result wide)
+[[ -n "$wide_clean" ]] || { cat "$work/wide.log" >&2; fail "no RESULT from the wide stencil"; }
+fallback_env=(-x FTBCKPT_LOG_MB=1)
+local_fallback bound ULFMBOUND "$wide_clean" 'rank [0-2]: the message log outgrew its bound of 1 MiB' "${wide[@]}"
+fallback_env=()
+echo "local rollback, a log past its bound: global rollback announced, $(result bound) in $((SECONDS - t0)) s, bit-exact"
+
 # Deaths where no signal from outside could be timed to land (FTBCKPT_FAULT,
 # fault_injection.h; once, so the replacement runs on). The replacement goes
 # to the spare s0 (n3 suspect), rebuilt from its group's parity.
@@ -586,13 +676,16 @@ echo "compute phase: every survivor left it on the dead rank's last will; run th
 # (replacement_placement.h, spawnApps: two apps made Open MPI 5.0.7's mpirun
 # crash in PMIx's setup_fork). Every rank is in a compute phase without MPI
 # calls (stencil --stall-at); both are stopped, then killed, so neither can
-# join a repair of the other's death.
+# join a repair of the other's death. With FTBCKPT_LOCAL_ROLLBACK=1 (whose
+# survivors keep computing through their phase, 10 s, and repair at their
+# next exchange), local rollback's fallback for more than one lost rank:
+# global rollback, announced.
 t0=$SECONDS
 job_id=ULFMTWO
 node_state n2 MIGRATION_READY
 node_state n3 MIGRATION_READY
-extra_env=(-x FTB_JOB_ID=$job_id)
-run_job twodead "$deadline" --stall-at 50 --stall-ms 60000 >"$work/twodead.status" &
+extra_env=(-x FTB_JOB_ID=$job_id -x FTBCKPT_LOCAL_ROLLBACK=1)
+run_job twodead "$deadline" --stall-at 50 --stall-ms 10000 >"$work/twodead.status" &
 job_runner=$!
 await_compute_phases "$work/twodead.log" "$ranks"
 victims=$(pids_of_ranks "$job_id" 2 3)
@@ -604,11 +697,14 @@ extra_env=()
 status=$(cat "$work/twodead.status")
 two=$(result twodead)
 [[ "$two" == "$clean" ]] || { cat "$work/twodead.log" >&2; fail "two dead: '$two' (exit $status), not '$clean'"; }
+grep -aq 'rank 0: global rollback: 2 ranks lost at once' "$work/twodead.log" ||
+  { cat "$work/twodead.log" >&2; fail "two dead: rank 0 did not announce global rollback for two lost ranks"; }
 await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*nodes=n2,n3 .*step=spawned" \
-  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*step=computing" \
+  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*recovery=global .*step=planned" \
+  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r2.3 .*recovery=global .*step=computing" \
   "FTB_RESTART_DONE .*corr=rt-$job_id-1-r2.3 level=L1 .*rank=2 rebuilt=none" \
   "FTB_RESTART_DONE .*corr=rt-$job_id-1-r2.3 level=L1 .*rank=3 rebuilt=none"
-echo "two dead at once: one repair, both replaced in place, $two in $((SECONDS - t0)) s, bit-exact"
+echo "two dead at once: one repair, both replaced in place, global rollback announced, $two in $((SECONDS - t0)) s, bit-exact"
 
 # Across nodes (issue 33, item 3): network namespaces n1-n3 (netns_switch.sh),
 # each a node with its own address, hostname and /dev/shm, mpirun in the head

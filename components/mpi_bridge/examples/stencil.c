@@ -27,6 +27,9 @@
  * its own code (a busy loop, no MPI, no ftbckpt calls) unless it restored a
  * checkpoint: for the runtime's watchdog (FTB_MPI_RANK_HUNG) and ftb-run's
  * `replace` rule, which ends it.
+ * --reduce-at N: at iteration N, an MPI_Reduce of every block's first cell to
+ * rank 0, which the result does not use: a call local rollback's log does not
+ * cover, so a failure in that epoch falls back to global rollback.
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
  */
 #include <isa-l/crc.h>
@@ -41,7 +44,7 @@
 
 struct options {
   int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms, stall_except, hang_at,
-      hang_rank;
+      hang_rank, reduce_at;
   const char* crash_node;
 };
 
@@ -59,6 +62,7 @@ static int parse(int argc, char** argv, struct options* o) {
   o->stall_ms = 60000;
   o->hang_at = -1;
   o->hang_rank = 1;
+  o->reduce_at = -1;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--crash-once")) { /* the one option without a value */
@@ -82,8 +86,9 @@ static int parse(int argc, char** argv, struct options* o) {
     else if (!strcmp(a, "--stall-ms")) o->stall_ms = atoi(v);
     else if (!strcmp(a, "--hang-at")) o->hang_at = atoi(v);
     else if (!strcmp(a, "--hang-rank")) o->hang_rank = atoi(v);
+    else if (!strcmp(a, "--reduce-at")) o->reduce_at = atoi(v);
     else {
-      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms --stall-except --hang-at --hang-rank)\n", a);
+      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms --stall-except --hang-at --hang-rank --reduce-at)\n", a);
       return 0;
     }
   }
@@ -219,6 +224,11 @@ int main(int argc, char** argv) {
     }
     if (rank == 0) {
       for (int x = 0; x < w; ++x) cur[x] = 1.0;
+    }
+    double corner_sum = 0;
+    if (it == o.reduce_at && (rc = MPI_Reduce(&cur[w + 1], &corner_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm)) != MPI_SUCCESS) {
+      if (ftbckpt_interrupted()) continue;
+      die("MPI_Reduce", rc);
     }
     /* Every 64 rows: has a peer died? Then this iteration's work is moot (the
      * recovery restores the newest checkpoint): straight to ftbckpt_loop. */

@@ -201,7 +201,14 @@ BOOST_AUTO_TEST_CASE(a_fault_injection_names_its_point_rank_and_checkpoint) {
     BOOST_CHECK(!faultDue(c->fault, FaultPoint::kCheckpoint, 2, 1));
     BOOST_CHECK(!faultDue(c->fault, FaultPoint::kRestore, 3));
   }
-  for (const char* bad : {"checkpoint:3", "restore", "restore:x", "restore:1:2", "checkpoint:-1:0", "die:1"}) {
+  {
+    Env env({{"FTBCKPT_FAULT", "replay:3"}});
+    auto c = configFromEnvironment();
+    BOOST_REQUIRE(c.ok());
+    BOOST_CHECK(faultDue(c->fault, FaultPoint::kReplay, 3));
+    BOOST_CHECK(!faultDue(c->fault, FaultPoint::kRestore, 3));
+  }
+  for (const char* bad : {"checkpoint:3", "restore", "restore:x", "restore:1:2", "checkpoint:-1:0", "replay", "die:1"}) {
     Env env({{"FTBCKPT_FAULT", bad}});
     auto c = configFromEnvironment();
     BOOST_REQUIRE_MESSAGE(!c.ok(), bad);
