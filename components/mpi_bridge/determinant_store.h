@@ -44,6 +44,7 @@ class DeterminantStore {
   bool append(const Determinant& determinant);
 
   const std::string& name() const { return segment_.name(); }
+  std::size_t bytes() const { return segment_.size(); }
 
  private:
   explicit DeterminantStore(ShmSegment segment) : segment_(std::move(segment)) {}

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <unordered_set>
 
+#include "components/mpi_bridge/determinant_store.h"
 #include "components/mpi_bridge/message_log.h"
 
 namespace ftb::mpi_bridge::interposition {
@@ -49,6 +50,7 @@ struct Logging {
   std::unordered_set<LoggedRequest*> requests;  // live handles handed out
   std::unordered_set<MPI_Comm> derived;         // from the logged communicator, by the application
   std::unordered_set<MPI_Comm> retired;         // its handles before local recoveries replaced it
+  std::optional<DeterminantStore> store;        // the determinants, in node memory
 };
 Logging& logging();
 // A new epoch's replay state: none (start(), stop()).
@@ -71,6 +73,10 @@ MessageLog* logForThisThread();
 LoggedRequest* logged(MPI_Request request);
 MPI_Request handOut(LoggedRequest request);
 void forget(LoggedRequest* request);
+
+// A nondeterministic outcome: in the log, and in the node's store before the
+// call that had it returns (a full store spoils the epoch).
+void record(MessageLog& log, Determinant determinant);
 
 // A receive completed with `status` (its MPI_ERROR is not read): counted on
 // its channel, and its match recorded if the receive was a wildcard one.
@@ -111,11 +117,20 @@ std::optional<std::span<const std::byte>> replayedCollective();
 bool collectiveDue();
 // `what` cannot be replayed here: the run ends with that error (never a wrong answer).
 [[noreturn]] void cannotReplay(const char* what);
-// A nondeterministic outcome (`call`) while this rank still replays: which one
-// it had the first time was lost with the process, so the run cannot go on
-// correctly: it ends with that error. Does nothing otherwise.
+// A nondeterministic outcome (`call`) that cannot be replayed while this
+// rank still has its predecessor's determinants to replay: the run ends with
+// that error. Does nothing otherwise.
 void requireDeterministic(const char* call);
-// A message on `channel` (source, tag) arrived: one fewer resend awaited.
-void awaitedArrived(Channel channel);
+// The channel a replayed wildcard receive or probe (`call`) matched the first
+// time, if one is to be replayed (another kind next ends the run, as above).
+std::optional<Channel> replayedMatch(const char* call);
+// Whether a replayed MPI_Iprobe found something: nullopt when none is replayed.
+struct ReplayedProbe {
+  bool found = false;
+  Channel channel;
+};
+std::optional<ReplayedProbe> replayedProbe();
+// Whether any of the predecessor's determinants is still to be replayed.
+bool determinantsDue();
 
 }  // namespace ftb::mpi_bridge::interposition

@@ -25,6 +25,10 @@ std::vector<std::string> gatherNames(const std::string& name, MPI_Comm comm, int
   return names;
 }
 
+std::string Job::determinantStoreName() const {
+  return "/ftbckpt-" + config.job_id + "-" + node + "-r" + std::to_string(rank) + "-det";
+}
+
 std::string Job::shmName(int slot) const {
   return "/ftbckpt-" + config.job_id + "-" + node + "-r" + std::to_string(rank) + "-s" + std::to_string(slot);
 }

@@ -31,6 +31,8 @@ struct Job {
 
   // "/ftbckpt-<job>-<node>-r<rank>-s<slot>": this rank's checkpoint slot on its node.
   std::string shmName(int slot) const;
+  // Local rollback's determinant store of this rank (determinant_store.h).
+  std::string determinantStoreName() const;
 };
 
 Result<Job> makeJob(MPI_Comm comm, Config config);

@@ -87,6 +87,8 @@ LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std
   }
   const int size = static_cast<int>(accounts.size());
   const int dead = lost.front();
+  // A replacement cannot replay when its predecessor's determinants are lost.
+  if (!accounts[dead].replayable) return global("rank " + std::to_string(dead) + ": " + accounts[dead].why_not);
   for (int s = 0; s < size; ++s) {
     if (s == dead) continue;
     const LogAccount& a = accounts[s];
@@ -127,18 +129,10 @@ LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std
   return plan;
 }
 
-RankReplay replayFor(const LocalRecoveryPlan& plan, const std::vector<LogAccount>& accounts, int rank) {
+RankReplay replayFor(const LocalRecoveryPlan& plan, int rank) {
   RankReplay replay;
   if (!plan.local) return replay;
-  if (rank == plan.lost) {
-    replay.reexecutes = true;
-    replay.skips = plan.replacement_skips;
-  }
-  for (const Resend& r : plan.resends) {
-    if (r.channel.peer != rank) continue;
-    const std::uint64_t sent = countOf(accounts[static_cast<std::size_t>(r.from)].sent, r.channel);
-    replay.awaited[Channel{r.from, r.channel.tag}] += sent - r.skip;
-  }
+  if (rank == plan.lost) replay.skips = plan.replacement_skips;
   return replay;
 }
 

@@ -29,6 +29,8 @@ namespace ftb::mpi_bridge {
 
 struct LogAccount {
   bool restarted = false;  // a replacement: restarted from the line, nothing logged yet
+  // A replacement's is replayable when its predecessor's determinants of the
+  // epoch were found (determinant_store.h); a survivor's when its log is.
   std::int64_t line = -1;
   bool replayable = true;
   std::string why_not;                      // when not replayable
@@ -61,20 +63,20 @@ struct LocalRecoveryPlan {
 
 // One rank's part of a local recovery: what it replays until it caught up.
 struct RankReplay {
-  bool reexecutes = false;  // the replacement: it runs its epoch again
   // Per channel (destination, tag): its next sends that the destination
   // received before the failure (a replacement's), logged but not sent.
   std::map<Channel, std::uint64_t> skips;
-  // Per channel (source, tag): messages resent to it from its peers' logs.
-  std::map<Channel, std::uint64_t> awaited;
   // The results of the collectives it lacks, in order (packed as logged),
   // handed over by the survivor that completed the most.
   std::vector<std::vector<std::byte>> collectives;
+  // A replacement's: what its predecessor's nondeterministic calls had, in
+  // order, from its node's determinant store.
+  std::vector<Determinant> determinants;
 };
 
 // `rank`'s part of `plan` (without the collectives' results, which the
 // exchange brings).
-RankReplay replayFor(const LocalRecoveryPlan& plan, const std::vector<LogAccount>& accounts, int rank);
+RankReplay replayFor(const LocalRecoveryPlan& plan, int rank);
 
 // What `log` says of this rank's epoch.
 LogAccount accountOf(const MessageLog& log);

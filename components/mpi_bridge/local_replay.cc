@@ -22,10 +22,9 @@ using interposition::logging;
 using interposition::LoggedRequest;
 
 struct Replay {
-  bool reexecutes = false;
   std::map<Channel, std::uint64_t> skips;
-  std::map<Channel, std::uint64_t> awaited;  // resent messages not received yet
   std::deque<std::vector<std::byte>> collectives;
+  std::deque<Determinant> determinants;
   std::vector<MPI_Request> resends;  // this rank's, finishing in the background
 };
 
@@ -45,20 +44,6 @@ void finishResends() {
   if (g_replay.resends.empty()) return;
   PMPI_Waitall(static_cast<int>(g_replay.resends.size()), g_replay.resends.data(), MPI_STATUSES_IGNORE);
   g_replay.resends.clear();
-}
-
-// A replacement runs its epoch again until it sent, received and took part
-// in everything its survivors saw of it; a survivor's outcomes are new.
-bool replaying() {
-  if (!g_replay.reexecutes) return false;
-  if (!g_replay.collectives.empty()) return true;
-  for (const auto& [channel, n] : g_replay.skips) {
-    if (n > 0) return true;
-  }
-  for (const auto& [channel, n] : g_replay.awaited) {
-    if (n > 0) return true;
-  }
-  return false;
 }
 
 // The survivor `from` sends the results of collectives [first, last) of its
@@ -150,7 +135,7 @@ void resumeInterrupted(MPI_Comm repaired) {
 Result<RankReplay> LoggedMpi::carryOut(MPI_Comm comm, const LocalRecoveryPlan& plan,
                                        const std::vector<LogAccount>& accounts) {
   const int me = rankIn(comm);
-  RankReplay replay = replayFor(plan, accounts, me);
+  RankReplay replay = replayFor(plan, me);
   if (logging().log) {
     resumeInterrupted(comm);
     for (const Resend& r : plan.resends) {
@@ -177,11 +162,11 @@ Result<RankReplay> LoggedMpi::carryOut(MPI_Comm comm, const LocalRecoveryPlan& p
 }
 
 void LoggedMpi::replay(RankReplay replay) {
-  g_replay.reexecutes = replay.reexecutes;
   g_replay.skips = std::move(replay.skips);
-  g_replay.awaited = std::move(replay.awaited);
   g_replay.collectives.assign(std::make_move_iterator(replay.collectives.begin()),
                               std::make_move_iterator(replay.collectives.end()));
+  g_replay.determinants.assign(std::make_move_iterator(replay.determinants.begin()),
+                               std::make_move_iterator(replay.determinants.end()));
 }
 
 void LoggedMpi::atFirstSkip(std::function<void()> die) { g_at_first_skip = std::move(die); }
@@ -225,20 +210,37 @@ bool collectiveDue() { return !g_replay.collectives.empty(); }
 
 void cannotReplay(const char* what) {
   std::fprintf(stderr,
-               "ftbckpt: rank %d: %s while replaying after a local recovery: what it gave the first time was lost "
-               "with the process, so the run cannot go on correctly\n",
+               "ftbckpt: rank %d: %s cannot be replayed after a local recovery (replaying it is not built), so the "
+               "run cannot go on correctly\n",
                rankIn(logging().comm.load()), what);
   PMPI_Abort(logging().comm.load(), 1);
   _exit(1);
 }
 
+// Past its predecessor's last determinant a replacement's outcomes are new:
+// nothing any survivor holds depended on them.
 void requireDeterministic(const char* call) {
-  if (replaying()) cannotReplay(call);
+  if (!g_replay.determinants.empty()) cannotReplay(call);
 }
 
-void awaitedArrived(Channel channel) {
-  auto it = g_replay.awaited.find(channel);
-  if (it != g_replay.awaited.end() && it->second > 0) --it->second;
+std::optional<Channel> replayedMatch(const char* call) {
+  if (g_replay.determinants.empty()) return std::nullopt;
+  Determinant& next = g_replay.determinants.front();
+  if (next.kind != Determinant::Kind::kMatch) cannotReplay(call);
+  const Channel channel = next.channel;
+  g_replay.determinants.pop_front();
+  return channel;
+}
+
+bool determinantsDue() { return !g_replay.determinants.empty(); }
+
+std::optional<ReplayedProbe> replayedProbe() {
+  if (g_replay.determinants.empty()) return std::nullopt;
+  Determinant next = std::move(g_replay.determinants.front());
+  g_replay.determinants.pop_front();
+  if (next.kind == Determinant::Kind::kMatch) return ReplayedProbe{true, next.channel};
+  if (!next.indices.empty()) cannotReplay("MPI_Iprobe");
+  return ReplayedProbe{false, {}};
 }
 
 }  // namespace interposition

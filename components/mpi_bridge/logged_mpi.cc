@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -16,17 +17,36 @@ namespace {
 using interposition::LoggedRequest;
 
 interposition::Logging g_logging;
+// Room for determinants in node memory (faulted in when made): 4 MiB holds
+// about 250,000; past it the epoch cannot be replayed.
+constexpr std::size_t kStoreBytes = std::size_t{4} << 20;
 thread_local int t_runtime_calls = 0;
 
 }  // namespace
 
-void LoggedMpi::start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line) {
+void LoggedMpi::start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line, const std::string& store_name) {
   stop();
   g_logging.retired.clear();
   g_logging.thread = pthread_self();
   g_logging.log = std::make_unique<MessageLog>(bound_bytes);
   g_logging.log->startEpoch(line);
+  if (!g_logging.store || g_logging.store->name() != store_name) {
+    g_logging.store.reset();
+    auto created = DeterminantStore::create(store_name, std::min(bound_bytes, kStoreBytes));
+    if (created) {
+      g_logging.store.emplace(std::move(*created));
+    } else {
+      g_logging.log->spoil("no determinant store: " + created.status().message());
+    }
+  }
+  if (g_logging.store) g_logging.store->startEpoch(line);
   g_logging.comm.store(comm);
+}
+
+void LoggedMpi::removeStore() {
+  if (!g_logging.store) return;
+  ShmSegment::remove(g_logging.store->name());
+  g_logging.store.reset();
 }
 
 void LoggedMpi::stop() {
@@ -68,12 +88,13 @@ Status LoggedMpi::checkpointLine(std::int64_t line) {
   }
   interposition::forgetReplay();  // caught up by now: every rank reached the line
   log.startEpoch(line);
+  if (g_logging.store) g_logging.store->startEpoch(line);
   if (!crossed.empty()) log.spoil(crossed);
   return {};
 }
 
-Result<std::vector<LogAccount>> LoggedMpi::accounts(MPI_Comm comm, bool restarted) {
-  LogAccount mine = restarted ? restartedAccount() : g_logging.log ? accountOf(*g_logging.log) : LogAccount{};
+Result<std::vector<LogAccount>> LoggedMpi::accounts(MPI_Comm comm, const std::optional<LogAccount>& restarted) {
+  LogAccount mine = restarted ? *restarted : g_logging.log ? accountOf(*g_logging.log) : LogAccount{};
   if (!restarted && !g_logging.log) {
     mine.replayable = false;
     mine.why_not = "its traffic was not logged";
@@ -162,8 +183,7 @@ void received(MessageLog& log, bool wildcard, const MPI_Status& status) {
   if (status.MPI_SOURCE == MPI_PROC_NULL) return;
   const Channel channel{status.MPI_SOURCE, status.MPI_TAG};
   log.received(channel);
-  awaitedArrived(channel);
-  if (wildcard) log.record({Determinant::Kind::kMatch, channel, {}});
+  if (wildcard) record(log, {Determinant::Kind::kMatch, channel, {}});
 }
 
 int packedBytes(int count, MPI_Datatype type) {
@@ -175,6 +195,13 @@ int packedBytes(int count, MPI_Datatype type) {
 void pack(const void* buf, int count, MPI_Datatype type, std::byte* room, int bytes) {
   int position = 0;
   PMPI_Pack(buf, count, type, room, bytes, &position, g_logging.comm.load(std::memory_order_relaxed));
+}
+
+void record(MessageLog& log, Determinant determinant) {
+  if (g_logging.store && log.replayable() && !g_logging.store->append(determinant)) {
+    log.spoil("the determinant store of " + std::to_string(g_logging.store->bytes() >> 20) + " MiB is full");
+  }
+  log.record(std::move(determinant));
 }
 
 bool unpack(std::span<const std::byte> packed, void* buf, int count, MPI_Datatype type) {

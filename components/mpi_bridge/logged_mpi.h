@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,13 @@ class LoggedMpi {
  public:
   // Logs the calls of the calling thread on `comm`, at most `bound_bytes` per
   // epoch, from the epoch after `line` (a checkpoint every rank restored, or
-  // -1: the job's start). Again after every restore, with a new log.
-  static void start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line);
+  // -1: the job's start); the determinants also go to the node-memory store
+  // `store_name` (determinant_store.h), made on first use. Again after every
+  // restore, with a new log.
+  static void start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line, const std::string& store_name);
   static void stop();
+  // The job is over: its determinant store goes (stop() keeps it).
+  static void removeStore();
   static bool started();
 
   // Collective over the logged communicator, at a checkpoint line every rank
@@ -57,8 +62,8 @@ class LoggedMpi {
   static const MessageLog& log();
 
   // Collective over `comm` (a repaired communicator): every rank's account of
-  // its log, in rank order; a replacement (`restarted`) gives an empty one.
-  static Result<std::vector<LogAccount>> accounts(MPI_Comm comm, bool restarted);
+  // its log, in rank order; a replacement gives `restarted` (an empty one).
+  static Result<std::vector<LogAccount>> accounts(MPI_Comm comm, const std::optional<LogAccount>& restarted);
 
   // The epoch can no longer be replayed because `why` (started() only).
   static void spoil(std::string why);

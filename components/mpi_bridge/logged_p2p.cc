@@ -18,6 +18,7 @@ namespace {
 using ftb::mpi_bridge::interposition::failurePending;
 using ftb::mpi_bridge::interposition::logging;
 using ftb::mpi_bridge::interposition::recoveredLocally;
+using ftb::mpi_bridge::interposition::replayedMatch;
 using ftb::mpi_bridge::interposition::requireDeterministic;
 using ftb::mpi_bridge::interposition::skipSend;
 
@@ -82,13 +83,20 @@ int loggedIsend(const char* call, Isend isend, const void* buf, int count, MPI_D
 }
 
 // A blocking receive, posted again on the repaired communicator after a
-// local recovery.
+// local recovery. A wildcard one that a replacement replays takes the
+// channel its predecessor's matched.
 int loggedRecv(MessageLog& log, void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                MPI_Status* st) {
-  if (wildcard(source, tag)) requireDeterministic("a wildcard MPI_Recv");
+  const bool any = wildcard(source, tag);
+  if (any) {
+    if (auto match = replayedMatch("a wildcard MPI_Recv")) {
+      source = match->peer;
+      tag = match->tag;
+    }
+  }
   for (;;) {
     const int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    if (rc == MPI_SUCCESS) ftb::mpi_bridge::interposition::received(log, wildcard(source, tag), *st);
+    if (rc == MPI_SUCCESS) ftb::mpi_bridge::interposition::received(log, any, *st);
     if (rc == MPI_SUCCESS || !recoveredLocally(rc, "MPI_Recv")) return rc;
     comm = current();
   }
@@ -151,8 +159,16 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     logSend(*log, sendbuf, sendcount, sendtype, dest, sendtag);
     skipped = skipSend({dest, sendtag});
   }
+  // A replayed wildcard receive takes its recorded channel: the send alone
+  // first, then the receive as MPI_Recv's.
+  if (!skipped && source != MPI_PROC_NULL && wildcard(source, recvtag) &&
+      ftb::mpi_bridge::interposition::determinantsDue()) {
+    const int rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    if (rc != MPI_SUCCESS && !recoveredLocally(rc, "MPI_Sendrecv")) return rc;
+    skipped = true;
+    comm = current();
+  }
   if (!skipped) {
-    if (source != MPI_PROC_NULL && wildcard(source, recvtag)) requireDeterministic("a wildcard MPI_Sendrecv");
     const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                  recvtag, comm, st);
     if (rc == MPI_SUCCESS) {
@@ -173,12 +189,15 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   MessageLog* log = logFor(comm, "MPI_Probe");
   if (!log || !wildcard(source, tag)) return PMPI_Probe(source, tag, comm, status);
-  requireDeterministic("a wildcard MPI_Probe");
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  if (auto match = replayedMatch("a wildcard MPI_Probe")) {
+    source = match->peer;
+    tag = match->tag;
+  }
   int rc = PMPI_Probe(source, tag, comm, st);
   if (rc != MPI_SUCCESS && recoveredLocally(rc, "MPI_Probe")) rc = PMPI_Probe(source, tag, current(), st);
-  if (rc == MPI_SUCCESS) log->record({Determinant::Kind::kMatch, Channel{st->MPI_SOURCE, st->MPI_TAG}, {}});
+  if (rc == MPI_SUCCESS) ftb::mpi_bridge::interposition::record(*log, {Determinant::Kind::kMatch, Channel{st->MPI_SOURCE, st->MPI_TAG}, {}});
   return rc;
 }
 
@@ -186,16 +205,22 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   MessageLog* log = logFor(comm, "MPI_Iprobe");
   if (!log || source == MPI_PROC_NULL) return PMPI_Iprobe(source, tag, comm, flag, status);
-  requireDeterministic("MPI_Iprobe");
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  int rc = PMPI_Iprobe(source, tag, comm, flag, st);
+  int rc = MPI_SUCCESS;
+  if (auto replayed = ftb::mpi_bridge::interposition::replayedProbe()) {
+    // What it found the first time: that message, waited for; or nothing.
+    *flag = replayed->found;
+    if (replayed->found) rc = PMPI_Probe(replayed->channel.peer, replayed->channel.tag, comm, st);
+  } else {
+    rc = PMPI_Iprobe(source, tag, comm, flag, st);
+  }
   if (rc != MPI_SUCCESS && recoveredLocally(rc, "MPI_Iprobe")) rc = PMPI_Iprobe(source, tag, current(), flag, st);
   if (rc != MPI_SUCCESS) return rc;
   if (*flag) {
-    log->record({Determinant::Kind::kMatch, Channel{st->MPI_SOURCE, st->MPI_TAG}, {}});
+    ftb::mpi_bridge::interposition::record(*log, {Determinant::Kind::kMatch, Channel{st->MPI_SOURCE, st->MPI_TAG}, {}});
   } else {
-    log->record({Determinant::Kind::kCompletion, {}, {}});
+    ftb::mpi_bridge::interposition::record(*log, {Determinant::Kind::kCompletion, {}, {}});
   }
   return rc;
 }

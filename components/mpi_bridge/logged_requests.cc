@@ -78,7 +78,7 @@ bool succeededIn(int rc, const MPI_Status& status) {
 }
 
 void recordCompleted(MessageLog& log, std::vector<int> indices) {
-  log.record({Determinant::Kind::kCompletion, {}, std::move(indices)});
+  ftb::mpi_bridge::interposition::record(log, {Determinant::Kind::kCompletion, {}, std::move(indices)});
 }
 
 // After a Waitsome or Testsome: the `outcount` requests named by `indices`

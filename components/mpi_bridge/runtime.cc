@@ -19,6 +19,7 @@
 
 #include "components/mpi_bridge/bridge.h"
 #include "components/mpi_bridge/checkpoint_memory.h"
+#include "components/mpi_bridge/determinant_store.h"
 #include "components/mpi_bridge/ckpt_restore.h"
 #include "components/mpi_bridge/ckpt_writer.h"
 #include "components/mpi_bridge/fault_injection.h"
@@ -122,7 +123,11 @@ class RuntimeImpl : public Runtime {
     planRestore();
     // A replacement meets its survivors' repairAndRestore here; its replay
     // starts once its restore (the first loop()) started its epoch.
-    if (UlfmRecovery::isReplacement()) replacement_replay_ = planLocalRecoveryAfterRepair();
+    if (UlfmRecovery::isReplacement()) {
+      // Before this process's own log makes the store anew.
+      if (job_.config.local_rollback) predecessor_ = DeterminantStore::read(job_.determinantStoreName());
+      replacement_replay_ = planLocalRecoveryAfterRepair();
+    }
     last_checkpoint_ = Clock::now();
     startLogging(kJobStart);
     if (job_.config.local_rollback) {
@@ -579,6 +584,7 @@ class RuntimeImpl : public Runtime {
     if (flusher_) flusher_->wait();
     if (!relaunch_pending_) {
       writer_.removeAll();
+      LoggedMpi::removeStore();
       if (flusher_) {
         std::error_code ec;
         for (int64_t id : flusher_->list()) {
@@ -610,7 +616,8 @@ class RuntimeImpl : public Runtime {
   // application's traffic on the job's communicator from `line` on.
   void startLogging(std::int64_t line) {
     if (job_.config.local_rollback) {
-      LoggedMpi::start(job_.comm, static_cast<std::size_t>(job_.config.log_mb) << 20, line);
+      LoggedMpi::start(job_.comm, static_cast<std::size_t>(job_.config.log_mb) << 20, line,
+                       job_.determinantStoreName());
     }
   }
 
@@ -625,7 +632,7 @@ class RuntimeImpl : public Runtime {
     if (!job_.config.local_rollback) return std::nullopt;
     const bool restarted = UlfmRecovery::isReplacement() && !LoggedMpi::started();
     if (!restarted) LoggedMpi::settleInterrupted(job_.comm);
-    auto accounts = LoggedMpi::accounts(job_.comm, restarted);
+    auto accounts = LoggedMpi::accounts(job_.comm, restarted ? std::optional(replacementAccount()) : std::nullopt);
     if (!accounts) {
       std::fprintf(stderr, "ftbckpt: rank %d: %s\n", job_.rank, accounts.status().message().c_str());
       return std::nullopt;
@@ -647,7 +654,25 @@ class RuntimeImpl : public Runtime {
       std::fprintf(stderr, "ftbckpt: rank %d: local recovery: %s\n", job_.rank, replay.status().message().c_str());
       return std::nullopt;
     }
+    if (restarted) replay->determinants = std::move(predecessor_->determinants);
     return std::move(*replay);
+  }
+
+  // A replacement's account: it restarted, and can replay if its
+  // predecessor's determinants of the epoch to replay are in its node's memory.
+  LogAccount replacementAccount() const {
+    LogAccount account = restartedAccount();
+    const std::int64_t line = plan_.available ? plan_.ckpt_id : kJobStart;
+    if (!predecessor_) {
+      account.replayable = false;
+      account.why_not = "its predecessor's determinants are not in this node's memory (" +
+                        predecessor_.status().message() + ")";
+    } else if (predecessor_->line != line) {
+      account.replayable = false;
+      account.why_not = "its predecessor's determinants in this node's memory are of checkpoint line " +
+                        std::to_string(predecessor_->line) + ", not " + std::to_string(line);
+    }
+    return account;
   }
 
   // Its figures, one line per rank: what the bound must hold (peak) against it.
@@ -901,6 +926,8 @@ class RuntimeImpl : public Runtime {
   std::optional<Result<long>> rolled_back_in_call_;
   // A replacement's part of a local recovery, until its restore.
   std::optional<RankReplay> replacement_replay_;
+  // Its predecessor's determinants (a replacement under local rollback).
+  Result<StoredDeterminants> predecessor_ = notFound("not a replacement");
   bool relaunch_pending_ = false;
   int exit_code_ = 0;
   double last_cost_ = 0;

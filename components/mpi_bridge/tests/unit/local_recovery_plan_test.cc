@@ -60,18 +60,12 @@ BOOST_AUTO_TEST_CASE(survivors_resend_what_was_not_received_and_the_replacement_
 BOOST_AUTO_TEST_CASE(each_rank_replays_its_part_of_the_plan) {
   const auto accounts = ring();
   const LocalRecoveryPlan plan = planLocalRecovery(accounts, 4);
-  const RankReplay replacement = ftb::mpi_bridge::replayFor(plan, accounts, 2);
-  BOOST_TEST(replacement.reexecutes);
+  const RankReplay replacement = ftb::mpi_bridge::replayFor(plan, 2);
   BOOST_TEST(replacement.skips.size() == 1u);
   BOOST_TEST(replacement.skips.at({0, 0}) == 3u);  // rank 0 received three of its messages
-  BOOST_TEST(replacement.awaited.size() == 1u);
-  BOOST_TEST(replacement.awaited.at({1, 0}) == 5u);  // everything rank 1 sent it since the line
-  const RankReplay survivor = ftb::mpi_bridge::replayFor(plan, accounts, 1);
-  BOOST_TEST(!survivor.reexecutes);
+  const RankReplay survivor = ftb::mpi_bridge::replayFor(plan, 1);
   BOOST_TEST(survivor.skips.empty());
-  BOOST_TEST(survivor.awaited.at({0, 0}) == 1u);  // the message lost between survivors
-  BOOST_TEST(ftb::mpi_bridge::replayFor(plan, accounts, 0).awaited.empty());
-  BOOST_TEST(ftb::mpi_bridge::replayFor(planLocalRecovery(accounts, 3), accounts, 2).skips.empty());  // global
+  BOOST_TEST(ftb::mpi_bridge::replayFor(planLocalRecovery(accounts, 3), 2).skips.empty());  // global
 }
 
 BOOST_AUTO_TEST_CASE(channels_are_told_apart_by_tag) {
@@ -114,11 +108,16 @@ BOOST_AUTO_TEST_CASE(a_survivors_log_that_cannot_be_replayed_falls_back_and_says
   BOOST_TEST(plan.why_global == "rank 1: MPI_Reduce on the logged communicator");
 }
 
-BOOST_AUTO_TEST_CASE(the_lost_ranks_own_account_does_not_matter) {
+BOOST_AUTO_TEST_CASE(the_lost_ranks_counts_do_not_matter_but_its_determinants_do) {
   auto a = ring();
-  a[2].replayable = false;  // whatever it says, it restarted
-  a[2].line = 2;
+  a[2].line = 2;  // it restarted: its counts are nothing
+  a[2].sent[{0, 0}] = 9;
   BOOST_TEST(planLocalRecovery(a, 4).local);
+  a[2].replayable = false;
+  a[2].why_not = "its predecessor's determinants are not in this node's memory";
+  LocalRecoveryPlan plan = planLocalRecovery(a, 4);
+  BOOST_TEST(!plan.local);
+  BOOST_TEST(plan.why_global == "rank 2: its predecessor's determinants are not in this node's memory");
 }
 
 BOOST_AUTO_TEST_CASE(a_failure_during_a_checkpoint_falls_back) {
