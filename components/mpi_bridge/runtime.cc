@@ -638,7 +638,9 @@ class RuntimeImpl : public Runtime {
       return std::nullopt;
     }
     LocalRecoveryPlan plan = planLocalRecovery(*accounts, plan_.available ? plan_.ckpt_id : -1);
-    if (plan.local && (plan_.from_flush || !plan_.present[static_cast<std::size_t>(plan.lost)])) {
+    if (plan.local && !plan_.available) {
+      plan = LocalRecoveryPlan{.why_global = "no checkpoint yet to restart rank " + std::to_string(plan.lost) + " from"};
+    } else if (plan.local && (plan_.from_flush || !plan_.present[static_cast<std::size_t>(plan.lost)])) {
       plan = LocalRecoveryPlan{.why_global = "rank " + std::to_string(plan.lost) + "'s copy of checkpoint " +
                                              std::to_string(plan.line) + " is not in its node's memory (it is rebuilt with its group)"};
     }
