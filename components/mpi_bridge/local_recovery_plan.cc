@@ -1,5 +1,7 @@
 #include "components/mpi_bridge/local_recovery_plan.h"
 
+#include <algorithm>
+
 #include "components/mpi_bridge/word_codec.h"
 
 namespace ftb::mpi_bridge {
@@ -104,6 +106,7 @@ LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std
   plan.local = true;
   plan.lost = dead;
   plan.line = restorable;
+  std::uint64_t most_collectives = 0;
   for (int s = 0; s < size; ++s) {
     if (s == dead) continue;
     for (const auto& [channel, sent] : accounts[s].sent) {
@@ -121,10 +124,16 @@ LocalRecoveryPlan planLocalRecovery(const std::vector<LogAccount>& accounts, std
     for (const auto& [channel, received] : accounts[s].received) {
       if (channel.peer == dead) plan.replacement_skips[Channel{s, channel.tag}] = received;
     }
-    if (accounts[s].collectives > plan.collectives) {  // ties: the lowest rank
+    most_collectives = std::max(most_collectives, accounts[s].collectives);
+    if (keepsCollectiveResults(s) && accounts[s].collectives > plan.collectives) {  // ties: the lowest rank
       plan.collectives = accounts[s].collectives;
       plan.collectives_from = s;
     }
+  }
+  if (most_collectives > plan.collectives) {
+    return global("a survivor completed " + std::to_string(most_collectives) +
+                  " collectives since the line, the surviving keepers of their results " +
+                  std::to_string(plan.collectives));
   }
   return plan;
 }

@@ -12,7 +12,7 @@
 //   - the replacement skips, per channel, the sends its survivors received;
 //   - collectives some survivor completed are handed to whoever did not
 //     (the replacement, or a survivor interrupted inside one) from a log that
-//     holds them.
+//     holds them: a keeper's (keepsCollectiveResults).
 // Pure: no MPI. The runtime gathers the accounts and carries the plan out.
 #pragma once
 
@@ -55,8 +55,8 @@ struct LocalRecoveryPlan {
   std::vector<Resend> resends;
   // Per channel (destination, tag) of the replacement: sends to skip.
   std::map<Channel, std::uint64_t> replacement_skips;
-  // The most collectives any survivor completed, and a survivor whose log
-  // holds all of them (-1 when none completed any).
+  // The most collectives any survivor completed, and a surviving keeper
+  // whose log holds all of them (-1 when none completed any).
   std::uint64_t collectives = 0;
   int collectives_from = -1;
 };
@@ -77,6 +77,14 @@ struct RankReplay {
 // `rank`'s part of `plan` (without the collectives' results, which the
 // exchange brings).
 RankReplay replayFor(const LocalRecoveryPlan& plan, int rank);
+
+// Ranks 0 and 1 of the logged communicator keep the results of collectives
+// in their logs; the others only count them. What a broadcast, allreduce or
+// allgather gives is the same on every rank, so two copies are enough while
+// one rank is lost at a time (two lost: global rollback anyway), and the job's
+// collective log is 2/N of what every rank keeping its own would be.
+constexpr int kCollectiveKeepers = 2;
+inline bool keepsCollectiveResults(int rank) { return rank < kCollectiveKeepers; }
 
 // What `log` says of this rank's epoch.
 LogAccount accountOf(const MessageLog& log);

@@ -6,8 +6,10 @@
 // from their logs). Never the messages of the algorithm that computed it.
 #include <cstdio>
 
+#include "components/mpi_bridge/collective_expression.h"
 #include "components/mpi_bridge/interposition.h"
 
+using ftb::mpi_bridge::CollectiveShape;
 using ftb::mpi_bridge::MessageLog;
 using ftb::mpi_bridge::interposition::logFor;
 using ftb::mpi_bridge::interposition::logForThisThread;
@@ -16,13 +18,6 @@ using ftb::mpi_bridge::interposition::replayedCollective;
 
 namespace {
 
-void logResult(MessageLog& log, const void* buf, int count, MPI_Datatype type) {
-  const int bytes = ftb::mpi_bridge::interposition::packedBytes(count, type);
-  if (std::byte* room = log.appendCollective(static_cast<std::size_t>(bytes))) {
-    ftb::mpi_bridge::interposition::pack(buf, count, type, room, bytes);
-  }
-}
-
 // Where a collective's result goes (none: a barrier, or a gather's contribution).
 struct Result {
   void* buf = nullptr;
@@ -30,45 +25,63 @@ struct Result {
   MPI_Datatype type = MPI_BYTE;
 };
 
+// What the log keeps of a collective: `result` (its buffer: none for a
+// barrier or a gather's root), and the collective's shape, to count what
+// logging its algorithm's messages would have kept instead.
+struct Logged {
+  Result result;
+  CollectiveShape shape = CollectiveShape::kBarrier;
+  int root = 0;
+};
+
+std::size_t pointToPointExpression(const Logged& logged, std::size_t bytes) {
+  int rank = 0, size = 1;
+  const MPI_Comm comm = ftb::mpi_bridge::interposition::logging().comm.load();
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  return ftb::mpi_bridge::pointToPointBytes(logged.shape, rank, size, logged.root, bytes);
+}
+
 // What goes into the log once the collective completed.
-void logCompleted(const Result& logged_result) {
+void logCompleted(const Logged& logged) {
   MessageLog* log = logForThisThread();
   if (!log) return;
-  if (logged_result.buf) {
-    logResult(*log, logged_result.buf, logged_result.count, logged_result.type);
-  } else {
-    log->appendCollective(0);
+  const Result& r = logged.result;
+  const int bytes = r.buf ? ftb::mpi_bridge::interposition::packedBytes(r.count, r.type) : 0;
+  const auto size = static_cast<std::size_t>(bytes);
+  if (std::byte* room = log->appendCollective(size, pointToPointExpression(logged, size)); room && bytes > 0) {
+    ftb::mpi_bridge::interposition::pack(r.buf, r.count, r.type, room, bytes);
   }
 }
 
 // A replayed collective: the handed-over result, unpacked as it was logged,
 // and logged again (this rank's log holds every collective of its epoch).
-int replay(std::span<const std::byte> handed, const Result& into, const Result& logged_result, const char* call) {
+int replay(std::span<const std::byte> handed, const Result& into, const Logged& logged, const char* call) {
   if (into.buf && !ftb::mpi_bridge::interposition::unpack(handed, into.buf, into.count, into.type)) {
     std::fprintf(stderr, "ftbckpt: %s replayed after a local recovery: the handed-over result (%zu bytes) does not "
                  "fit this call's\n", call, handed.size());
     return MPI_ERR_TRUNCATE;
   }
-  logCompleted(logged_result);
+  logCompleted(logged);
   return MPI_SUCCESS;
 }
 
 // Runs `run` on the logged communicator, or returns the result of a replayed
 // one; a process failure inside it is repaired there, and after a local
 // recovery the result is handed over (a survivor completed it) or the
-// collective runs again on the repaired communicator. `logged_result` is what
-// goes into the log on success.
+// collective runs again on the repaired communicator. `logged` is what goes
+// into the log on success.
 template <typename Run>
-int loggedCollective(const char* call, MPI_Comm comm, const Result& into, const Result& logged_result, Run run) {
-  if (auto handed = replayedCollective()) return replay(*handed, into, logged_result, call);
+int loggedCollective(const char* call, MPI_Comm comm, const Result& into, const Logged& logged, Run run) {
+  if (auto handed = replayedCollective()) return replay(*handed, into, logged, call);
   for (;;) {
     const int rc = run(comm);
     if (rc == MPI_SUCCESS) {
-      logCompleted(logged_result);
+      logCompleted(logged);
       return rc;
     }
     if (!recoveredLocally(rc, call)) return rc;
-    if (auto handed = replayedCollective()) return replay(*handed, into, logged_result, call);
+    if (auto handed = replayedCollective()) return replay(*handed, into, logged, call);
     comm = ftb::mpi_bridge::interposition::logging().comm.load();
   }
 }
@@ -79,20 +92,21 @@ extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
   if (!logFor(comm, "MPI_Barrier")) return PMPI_Barrier(comm);
-  return loggedCollective("MPI_Barrier", comm, {}, {}, [](MPI_Comm c) { return PMPI_Barrier(c); });
+  return loggedCollective("MPI_Barrier", comm, {}, {{}, CollectiveShape::kBarrier},
+                          [](MPI_Comm c) { return PMPI_Barrier(c); });
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   if (!logFor(comm, "MPI_Bcast")) return PMPI_Bcast(buffer, count, type, root, comm);
   const Result result{buffer, count, type};
-  return loggedCollective("MPI_Bcast", comm, result, result,
+  return loggedCollective("MPI_Bcast", comm, result, {result, CollectiveShape::kBcast, root},
                           [&](MPI_Comm c) { return PMPI_Bcast(buffer, count, type, root, c); });
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   if (!logFor(comm, "MPI_Allreduce")) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   const Result result{recvbuf, count, type};
-  return loggedCollective("MPI_Allreduce", comm, result, result,
+  return loggedCollective("MPI_Allreduce", comm, result, {result, CollectiveShape::kAllreduce},
                           [&](MPI_Comm c) { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, c); });
 }
 
@@ -104,7 +118,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   int size = 0;
   PMPI_Comm_size(comm, &size);
   const Result result{recvbuf, recvcount * size, recvtype};
-  return loggedCollective("MPI_Allgather", comm, result, result, [&](MPI_Comm c) {
+  return loggedCollective("MPI_Allgather", comm, result, {result, CollectiveShape::kAllgather}, [&](MPI_Comm c) {
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
   });
 }
@@ -125,7 +139,8 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     ftb::mpi_bridge::interposition::cannotReplay("MPI_Gather at its root");
   }
   const Result contribution{const_cast<void*>(sendbuf), sendcount, sendtype};
-  return loggedCollective("MPI_Gather", comm, {}, rank == root ? Result{} : contribution, [&](MPI_Comm c) {
+  const Logged logged{rank == root ? Result{} : contribution, CollectiveShape::kGather, root};
+  return loggedCollective("MPI_Gather", comm, {}, logged, [&](MPI_Comm c) {
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
   });
 }

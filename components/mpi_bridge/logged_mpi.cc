@@ -29,6 +29,9 @@ void LoggedMpi::start(MPI_Comm comm, std::size_t bound_bytes, std::int64_t line,
   g_logging.retired.clear();
   g_logging.thread = pthread_self();
   g_logging.log = std::make_unique<MessageLog>(bound_bytes);
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  g_logging.log->keepCollectiveResults(keepsCollectiveResults(rank));
   g_logging.log->startEpoch(line);
   if (!g_logging.store || g_logging.store->name() != store_name) {
     g_logging.store.reset();

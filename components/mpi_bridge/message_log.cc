@@ -95,8 +95,12 @@ void MessageLog::record(Determinant determinant) {
   }
 }
 
-std::byte* MessageLog::appendCollective(std::size_t bytes) {
+std::byte* MessageLog::appendCollective(std::size_t bytes, std::size_t point_to_point_bytes) {
   ++collective_count_;
+  ++collective_totals_.calls;
+  collective_totals_.point_to_point_bytes += point_to_point_bytes;
+  if (!keeps_collective_results_) return nullptr;
+  collective_totals_.logged_bytes += bytes;
   std::byte* room = store(bytes, "a collective's result");
   if (room) collectives_.emplace_back(room, bytes);
   return room;

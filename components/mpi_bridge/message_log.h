@@ -71,8 +71,14 @@ class MessageLog {
   void received(Channel channel);
   // Kept in order, counted against the bound as payloads are.
   void record(Determinant determinant);
+  // Whether this rank keeps its collectives' results (a keeper: see
+  // keepsCollectiveResults in local_recovery_plan.h) or only counts them
+  // (appendCollective gives no room). Kept across epochs; true at first.
+  void keepCollectiveResults(bool keep) { keeps_collective_results_ = keep; }
   // A collective completed; room for its result, as appendSent.
-  std::byte* appendCollective(std::size_t bytes);
+  // `point_to_point_bytes`: what logging its algorithm's messages would have
+  // kept here instead (collective_expression.h), for collectiveTotals().
+  std::byte* appendCollective(std::size_t bytes, std::size_t point_to_point_bytes = 0);
 
   std::int64_t line() const { return line_; }
   std::uint64_t sentCount(Channel channel) const;
@@ -97,6 +103,14 @@ class MessageLog {
   std::size_t bytes() const { return bytes_; }
   std::size_t peakBytes() const { return peak_bytes_; }
   std::size_t bound() const { return bound_; }
+  // Every collective since the log was made, over all epochs: how many, the
+  // bytes their results took, the bytes their point-to-point expression would.
+  struct CollectiveTotals {
+    std::uint64_t calls = 0;
+    std::uint64_t logged_bytes = 0;
+    std::uint64_t point_to_point_bytes = 0;
+  };
+  const CollectiveTotals& collectiveTotals() const { return collective_totals_; }
 
  private:
   class Arena;
@@ -118,6 +132,8 @@ class MessageLog {
   std::uint64_t collective_count_ = 0;
   std::vector<std::span<const std::byte>> collectives_;  // stops growing once spoiled
   std::vector<Determinant> determinants_;
+  CollectiveTotals collective_totals_;
+  bool keeps_collective_results_ = true;
   std::size_t bytes_ = 0;
   std::size_t peak_bytes_ = 0;
 };

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -677,7 +678,9 @@ class RuntimeImpl : public Runtime {
     return account;
   }
 
-  // Its figures, one line per rank: what the bound must hold (peak) against it.
+  // Its figures, two lines per rank: what the bound must hold (peak) against
+  // it; what logging collectives by their results kept against logging their
+  // algorithms' messages.
   void stopLogging() {
     if (!LoggedMpi::started()) return;
     const MessageLog& log = LoggedMpi::log();
@@ -685,6 +688,11 @@ class RuntimeImpl : public Runtime {
                  static_cast<double>(log.peakBytes()) / (1 << 20), job_.config.log_mb,
                  log.replayable() ? "" : "; not replayable since checkpoint line ",
                  log.replayable() ? "" : (std::to_string(log.line()) + ": " + log.whyNotReplayable()).c_str());
+    const MessageLog::CollectiveTotals& c = log.collectiveTotals();
+    std::fprintf(stderr, "ftbckpt: rank %d: collectives logged %llu, their results %llu bytes; as point-to-point "
+                 "messages %llu bytes (collective_expression.h)\n", job_.rank,
+                 static_cast<unsigned long long>(c.calls), static_cast<unsigned long long>(c.logged_bytes),
+                 static_cast<unsigned long long>(c.point_to_point_bytes));
     LoggedMpi::stop();
   }
 
@@ -715,7 +723,12 @@ class RuntimeImpl : public Runtime {
         }
       }
       // As the application's: a replacement replays what its survivors decided.
-      LoggedMpi::applicationBcast(&a, sizeof a, MPI_BYTE, 0, job_.comm);
+      // The kind and level at every poll (12 bytes); a served request's names
+      // (456) only with it, as a second broadcast.
+      const int rc = LoggedMpi::applicationBcast(&a, offsetof(Action, key), MPI_BYTE, 0, job_.comm);
+      if (rc == MPI_SUCCESS && a.kind != Action::kNone && a.kind != Action::kPeriodic) {
+        LoggedMpi::applicationBcast(a.key, sizeof a - offsetof(Action, key), MPI_BYTE, 0, job_.comm);
+      }
     }
     if (a.kind == Action::kNone && job_.config.schedule.empty() && job_.config.interval > 0 &&
         iteration_ % job_.config.interval == 0) {

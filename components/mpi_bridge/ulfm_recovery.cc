@@ -272,6 +272,8 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   }
   config.corr_id = corr_;
   rank_ = job.rank;
+  reporter_ = 0;
+  for (int r : lost) reporter_ += r == reporter_ ? 1 : 0;  // lost is in ascending order
   publishStep(bridge, "detected", {{"by", detected_by_}});
   publishStep(bridge, "shrunk", lost.empty() ? Tags{{"false_alarm", "1"}} : Tags{});
   if (lost.empty()) {
@@ -369,8 +371,9 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
 }
 
 void UlfmRecovery::publishStep(Bridge& bridge, const std::string& step, const Tags& extra) const {
-  // One event per step, from rank 0 (every rank reports its own restore: FTB_RESTART_DONE).
-  if (rank_ != 0) return;
+  // One event per step, from the lowest survivor (every rank reports its own
+  // restore: FTB_RESTART_DONE).
+  if (rank_ != reporter_) return;
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.1f", std::chrono::duration<double, std::milli>(Clock::now() - detected_).count());
   Tags tags = {{"corr", corr_}, {"step", step}, {"ranks", lost_}, {"ms", ms}, {"rank", std::to_string(rank_)}};

@@ -116,6 +116,9 @@ class UlfmRecovery {
   [[maybe_unused]] int recoveries_ = 0;
   std::string corr_;
   std::string lost_;  // comma list of the lost ranks
+  // The lowest surviving rank of the last repair: it publishes the steps
+  // (rank 0 unless rank 0 was lost; a replacement never).
+  [[maybe_unused]] int reporter_ = -1;
   std::string detected_by_;  // "backplane" (a will) or "mpi" (an MPI call failed)
   Clock::time_point detected_{};
   [[maybe_unused]] int rank_ = 0;

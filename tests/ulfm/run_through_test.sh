@@ -13,8 +13,10 @@
 # is killed when it passes (MPI_Finalize can hang after a recovery).
 # Prints "SKIPPED: <why>" and exits 0 where the root cannot be built.
 #
-# `--bench [ROUNDS]` (bazel run //tests/ulfm:run_through_bench [-- ROUNDS]): the same with
-# 8 ranks x 64 MiB, ROUNDS (3) runs with a kill, each one's phases printed.
+# `--bench [ROUNDS] [local]` (bazel run //tests/ulfm:run_through_bench [-- ROUNDS [local]]):
+# the same with 8 ranks x 64 MiB, ROUNDS (3) runs with a kill, each one's
+# phases printed; then local against global rollback (local_vs_global_bench.sh),
+# which `local` runs alone.
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 runfiles=${TEST_SRCDIR:-${RUNFILES_DIR:-$0.runfiles}}
@@ -24,7 +26,9 @@ netns_switch="$src_root/tests/lib/netns_switch.sh"
 cache=/var/cache/ftb-test
 if [[ "${1:-}" == --bench ]]; then
   rounds=${2:-3}
-  [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 --bench [ROUNDS]" >&2; exit 2; }
+  bench_part=${3:-all}
+  [[ "$rounds" =~ ^[1-9][0-9]*$ && "$bench_part" =~ ^(all|local)$ ]] ||
+    { echo "usage: $0 --bench [ROUNDS] [local]" >&2; exit 2; }
   ranks=8
   node_map=n0,n1,n2,n3,n4,n5,n6,n7
   # 2050 x 4098 doubles: 64 MiB per rank.
@@ -228,6 +232,16 @@ pids_of_ranks() {  # JOB RANK...: the host pids of those ranks of job JOB (FTB_J
   return 0  # none found is an empty answer, not a failure (set -e)
 }
 
+# Where the replacement goes (replacement_placement.h): the spare s0 when the
+# dead rank's node is suspect, as the job's launcher says with FTB_NLA_STATE
+# (published here as ftb-run would; the runtime replays the newest at
+# connect): its memory is then out of reach and the rank is rebuilt from its
+# group's parity. In place otherwise, though s0 is free: the node still holds
+# the dead rank's own copy, which it restores from, nothing rebuilt.
+node_state() {  # NODE STATE
+  "${ftbctl[@]}" publish --space "FTB.NLA.$job_id" --name FTB_NLA_STATE --severity info --job-id "$job_id" \
+    --payload "$1 $2" --tag "host=$1" --tag "state=$2" >/dev/null || fail "ftbctl publish FTB_NLA_STATE $1 $2 failed"
+}
 no_other_restored() {  # CORR RANK WHAT: no rank but RANK restored under recovery CORR (local rollback)
   ! grep -a "FTB_RESTART_DONE .*corr=$1 " "$work/events.log" | grep -avq " rank=$2 " ||
     { cat "$work/events.log" >&2; fail "$3: a survivor restored (global rollback)"; }
@@ -263,6 +277,13 @@ overhead_run() {
 }
 if [[ "${1:-}" == --bench ]]; then
   "$runfiles/ftb/bench/print_environment" || echo "environment: ? (no bench/print_environment)"  # bench/environment.h
+fi
+if [[ "${1:-}" == --bench && "$bench_part" == local ]]; then
+  source "$here/local_vs_global_bench.sh"
+  local_vs_global_bench "$rounds"
+  exit 0
+fi
+if [[ "${1:-}" == --bench ]]; then
   bare_times="" ulfm_times=""
   for _ in 1 2 3; do
     bare_times+=" $(overhead_run bare)"
@@ -282,16 +303,6 @@ clean=$(result clean)
 ((status == 0)) || { cat "$work/clean.log" >&2; fail "the failure-free run exited $status"; }
 echo "failure-free: $clean in $((SECONDS - t0)) s"
 
-# Where the replacement goes (replacement_placement.h): the spare s0 when the
-# dead rank's node is suspect, as the job's launcher says with FTB_NLA_STATE
-# (published here as ftb-run would; the runtime replays the newest at
-# connect): its memory is then out of reach and the rank is rebuilt from its
-# group's parity. In place otherwise, though s0 is free: the node still holds
-# the dead rank's own copy, which it restores from, nothing rebuilt.
-node_state() {  # NODE STATE
-  "${ftbctl[@]}" publish --space "FTB.NLA.$job_id" --name FTB_NLA_STATE --severity info --job-id "$job_id" \
-    --payload "$1 $2" --tag "host=$1" --tag "state=$2" >/dev/null || fail "ftbctl publish FTB_NLA_STATE $1 $2 failed"
-}
 placements=(spare in-place)
 # The bench also times the spare with FTBCKPT_ASYNC=1: the group's part of the
 # re-protection in the background (the tier's test runs that case below).
@@ -423,6 +434,8 @@ if [[ -n "$bench" ]]; then
         printf "BENCH ULFM kill -> computing again, median of %d: ftb (replacement %s) %.3f s, bare ULFM reference %.3f s = %.2fx the reference\n", n, p, f / 1000, b / 1000, f / b}'
     fi
   done
+  source "$here/local_vs_global_bench.sh"
+  local_vs_global_bench "$rounds"
   exit 0
 fi
 
@@ -559,6 +572,9 @@ stencil_args=("${saved_args[@]}")
 grep -aq 'rank 0: local rollback of rank 0 from checkpoint line 1 ' "$work/mwmaster.log" ||
   { cat "$work/mwmaster.log" >&2; fail "master_worker, master lost: no local rollback of rank 0 from line 1"; }
 only_restored "rt-$job_id-1-r0" 0 "master_worker, master lost"
+# Rank 0 lost: the lowest survivor, rank 1, reports the steps.
+await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r0 .* rank=1 .*recovery=local .*step=planned" \
+  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r0 .* rank=1 .*recovery=local .*step=computing"
 echo "master_worker, master lost: its wildcard receives replayed from the node's determinant store, only rank 0 restored, $(mw_result mwmaster) in $((SECONDS - t0)) s, bit-exact"
 
 # The replacement of rank 3 dies in its replay, at the first send it skips

@@ -30,6 +30,10 @@
  * --reduce-at N: at iteration N, an MPI_Reduce of every block's first cell to
  * rank 0, which the result does not use: a call local rollback's log does not
  * cover, so a failure in that epoch falls back to global rollback.
+ * --trace: every rank says when it finished (or abandoned) each iteration's
+ * sweep and the CPU time the sweep took, for a benchmark to count the work a
+ * recovery repeats:
+ *   stencil: rank R iteration I done|abandoned cpu_us C time S.US
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
  */
 #include <isa-l/crc.h>
@@ -44,7 +48,7 @@
 
 struct options {
   int nx, ny, iterations, checkpoint_every, crash_at, crash_once, iteration_ms, stall_at, stall_ms, stall_except, hang_at,
-      hang_rank, reduce_at;
+      hang_rank, reduce_at, trace;
   const char* crash_node;
 };
 
@@ -57,6 +61,7 @@ static int parse(int argc, char** argv, struct options* o) {
   o->iteration_ms = 0;
   o->crash_node = NULL;
   o->crash_once = 0;
+  o->trace = 0;
   o->stall_at = -1;
   o->stall_except = -1;
   o->stall_ms = 60000;
@@ -65,8 +70,12 @@ static int parse(int argc, char** argv, struct options* o) {
   o->reduce_at = -1;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    if (!strcmp(a, "--crash-once")) { /* the one option without a value */
+    if (!strcmp(a, "--crash-once")) { /* the options without a value */
       o->crash_once = 1;
+      continue;
+    }
+    if (!strcmp(a, "--trace")) {
+      o->trace = 1;
       continue;
     }
     if (i + 1 >= argc) {
@@ -88,7 +97,7 @@ static int parse(int argc, char** argv, struct options* o) {
     else if (!strcmp(a, "--hang-rank")) o->hang_rank = atoi(v);
     else if (!strcmp(a, "--reduce-at")) o->reduce_at = atoi(v);
     else {
-      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --iteration-ms --stall-at --stall-ms --stall-except --hang-at --hang-rank --reduce-at)\n", a);
+      fprintf(stderr, "stencil: unknown option %s (--nx --ny --iterations --checkpoint-every --crash-at --crash-node --crash-once --trace --iteration-ms --stall-at --stall-ms --stall-except --hang-at --hang-rank --reduce-at)\n", a);
       return 0;
     }
   }
@@ -130,6 +139,16 @@ static int exchange_halos(double* grid, int w, int ny, int up, int down, MPI_Com
 static void hang_forever(void) {
   volatile unsigned long spins = 0;
   for (;;) ++spins;
+}
+
+/* --trace: one line per sweep, its CPU time and the wall clock at its end. */
+static void trace_sweep(int rank, int it, int done, const struct timespec* cpu_start) {
+  struct timespec cpu, now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  clock_gettime(CLOCK_REALTIME, &now);
+  const long cpu_us = (cpu.tv_sec - cpu_start->tv_sec) * 1000000L + (cpu.tv_nsec - cpu_start->tv_nsec) / 1000;
+  fprintf(stderr, "stencil: rank %d iteration %d %s cpu_us %ld time %ld.%06ld\n", rank, it, done ? "done" : "abandoned",
+          cpu_us, (long)now.tv_sec, now.tv_nsec / 1000);
 }
 
 static void die(const char* what, int rc) {
@@ -233,12 +252,15 @@ int main(int argc, char** argv) {
     /* Every 64 rows: has a peer died? Then this iteration's work is moot (the
      * recovery restores the newest checkpoint): straight to ftbckpt_loop. */
     int interrupted = 0;
+    struct timespec sweep_start;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &sweep_start);
     for (int y = 1; y <= o.ny && !interrupted; ++y) {
       for (int x = 1; x <= o.nx; ++x) {
         next[y * w + x] = 0.25 * (cur[(y - 1) * w + x] + cur[(y + 1) * w + x] + cur[y * w + x - 1] + cur[y * w + x + 1]);
       }
       interrupted = (y & 63) == 0 && ftbckpt_interrupted();
     }
+    if (o.trace) trace_sweep(rank, it, !interrupted, &sweep_start);
     if (interrupted) continue;
     double* t = cur;
     cur = next;

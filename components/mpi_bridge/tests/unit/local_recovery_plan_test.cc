@@ -176,3 +176,25 @@ BOOST_AUTO_TEST_CASE(a_logs_account_says_what_it_holds) {
   BOOST_TEST(a.received.at({2, 0}) == 1u);
   BOOST_TEST(a.collectives == 1u);
 }
+
+BOOST_AUTO_TEST_CASE(collectives_are_handed_over_by_a_surviving_keeper_of_their_results) {
+  // Four ranks, no point-to-point traffic; rank 0 (a keeper) lost.
+  std::vector<LogAccount> a(4);
+  for (auto& account : a) account.line = 2;
+  a[0] = ftb::mpi_bridge::restartedAccount();
+  a[1].collectives = 5;
+  a[2].collectives = 5;
+  a[3].collectives = 5;
+  LocalRecoveryPlan plan = planLocalRecovery(a, 2);
+  BOOST_TEST_INFO(plan.why_global);
+  BOOST_REQUIRE(plan.local);
+  BOOST_TEST(plan.collectives == 5u);
+  BOOST_TEST(plan.collectives_from == 1);
+  // A non-keeper got past the keeper (rank 1 interrupted inside the sixth):
+  // nobody holds the sixth result, so every rank rolls back.
+  a[3].collectives = 6;
+  plan = planLocalRecovery(a, 2);
+  BOOST_TEST(!plan.local);
+  BOOST_TEST(plan.why_global ==
+             "a survivor completed 6 collectives since the line, the surviving keepers of their results 5");
+}

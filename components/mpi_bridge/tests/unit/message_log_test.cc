@@ -121,3 +121,27 @@ BOOST_AUTO_TEST_CASE(a_message_larger_than_a_chunk_is_stored_whole) {
   BOOST_TEST(all[0].size() == 3u << 20);
   BOOST_TEST(text(all[1]) == "after");
 }
+
+BOOST_AUTO_TEST_CASE(a_rank_that_is_no_keeper_counts_collectives_and_keeps_no_result) {
+  MessageLog log(1 << 20);
+  log.keepCollectiveResults(false);
+  log.startEpoch(0);
+  BOOST_TEST(log.appendCollective(8, 24) == nullptr);
+  BOOST_TEST(log.collectives() == 1u);
+  BOOST_TEST(log.collectiveResult(0).empty());
+  BOOST_TEST(log.bytes() == 0u);
+  BOOST_TEST(log.collectiveTotals().logged_bytes == 0u);
+  BOOST_TEST(log.collectiveTotals().point_to_point_bytes == 24u);
+}
+
+BOOST_AUTO_TEST_CASE(collective_totals_run_over_every_epoch) {
+  MessageLog log(1 << 20);
+  log.startEpoch(0);
+  log.appendCollective(8, 24);
+  log.startEpoch(1);
+  log.appendCollective(8, 24);
+  BOOST_TEST(log.collectives() == 1u);  // this epoch's
+  BOOST_TEST(log.collectiveTotals().calls == 2u);
+  BOOST_TEST(log.collectiveTotals().logged_bytes == 16u);
+  BOOST_TEST(log.collectiveTotals().point_to_point_bytes == 48u);
+}
