@@ -15,6 +15,7 @@
 #include <span>
 #include <type_traits>
 #include <unordered_set>
+#include <vector>
 
 #include "components/mpi_bridge/determinant_store.h"
 #include "components/mpi_bridge/message_log.h"
@@ -130,6 +131,10 @@ struct ReplayedProbe {
   Channel channel;
 };
 std::optional<ReplayedProbe> replayedProbe();
+// Which of its requests a replayed Waitany, Waitsome, Test* or
+// Request_get_status (`call`) found complete the first time (indices into its
+// array; empty: none), if one is to be replayed (another kind next ends the run).
+std::optional<std::vector<int>> replayedCompletion(const char* call);
 // Whether any of the predecessor's determinants is still to be replayed.
 bool determinantsDue();
 

@@ -232,6 +232,14 @@ std::optional<Channel> replayedMatch(const char* call) {
   return channel;
 }
 
+std::optional<std::vector<int>> replayedCompletion(const char* call) {
+  if (g_replay.determinants.empty()) return std::nullopt;
+  Determinant next = std::move(g_replay.determinants.front());
+  if (next.kind != Determinant::Kind::kCompletion) cannotReplay(call);
+  g_replay.determinants.pop_front();
+  return std::move(next.indices);
+}
+
 bool determinantsDue() { return !g_replay.determinants.empty(); }
 
 std::optional<ReplayedProbe> replayedProbe() {

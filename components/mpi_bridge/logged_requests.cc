@@ -5,11 +5,16 @@
 // Waitany, Waitsome or Test* found complete is recorded as a determinant.
 // Arrays without any handle of ours go straight to PMPI.
 //
+// A replacement replaying its predecessor's epoch (local rollback) does not
+// ask MPI which requests are complete: it waits for exactly those its
+// predecessor's call found complete (the determinant), and answers as it did.
+//
 // A process failure inside MPI_Wait or MPI_Waitall is repaired there: the
 // requests it interrupted stay ours, a local recovery posts them again (or
 // finishes them, LoggedMpi::settleInterrupted), and the call waits on. The
 // other calls cannot resume (what they found complete would be an outcome
 // the failure decided): their epoch falls back to global rollback.
+#include <algorithm>
 #include <vector>
 
 #include "components/mpi_bridge/interposition.h"
@@ -22,7 +27,7 @@ using ftb::mpi_bridge::interposition::logged;
 using ftb::mpi_bridge::interposition::LoggedRequest;
 using ftb::mpi_bridge::interposition::failurePending;
 using ftb::mpi_bridge::interposition::recoveredLocally;
-using ftb::mpi_bridge::interposition::requireDeterministic;
+using ftb::mpi_bridge::interposition::replayedCompletion;
 
 namespace {
 
@@ -101,6 +106,33 @@ struct Statuses {
   MPI_Status* at;
 };
 
+// A replayed outcome: waits for each of `indices` (into `requests`, `count`
+// long) in turn, its status in `statuses[k]`, and settles it.
+int waitForEach(MessageLog& log, int count, MPI_Request* requests, const std::vector<int>& indices,
+                MPI_Status* statuses, const char* call) {
+  int result = MPI_SUCCESS;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const int i = indices[k];
+    if (i < 0 || i >= count) ftb::mpi_bridge::interposition::cannotReplay(call);
+    LoggedRequest* ours = logged(requests[i]);
+    MPI_Request real = ours ? ours->real : requests[i];
+    const int rc = PMPI_Wait(&real, &statuses[k]);
+    spoilIfFailure(rc, call);
+    settle(log, &requests[i], real, rc == MPI_SUCCESS, statuses[k]);
+    if (rc != MPI_SUCCESS) result = rc;
+  }
+  recordCompleted(log, indices);
+  return result;
+}
+
+// Whether any of `requests` is still active (MPI_UNDEFINED answers otherwise).
+bool anyActive(int count, const MPI_Request* requests) {
+  for (MPI_Request r : realOf(count, requests)) {
+    if (r != MPI_REQUEST_NULL) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,7 +170,11 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
   std::vector<MPI_Request> real = realOf(count, requests);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  requireDeterministic("MPI_Waitany");
+  if (auto done = replayedCompletion("MPI_Waitany")) {
+    if (done->size() > 1) ftb::mpi_bridge::interposition::cannotReplay("MPI_Waitany");
+    *index = done->empty() ? MPI_UNDEFINED : done->front();
+    return waitForEach(*log, count, requests, *done, st, "MPI_Waitany");
+  }
   const int rc = PMPI_Waitany(count, real.data(), index, st);
   spoilIfFailure(rc, "MPI_Waitany");
   if (*index == MPI_UNDEFINED) {
@@ -155,7 +191,11 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
   if (!log) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   std::vector<MPI_Request> real = realOf(incount, requests);
   Statuses st(statuses, incount);
-  requireDeterministic("MPI_Waitsome");
+  if (auto done = replayedCompletion("MPI_Waitsome")) {
+    *outcount = done->empty() ? MPI_UNDEFINED : static_cast<int>(done->size());
+    std::copy(done->begin(), done->end(), indices);
+    return waitForEach(*log, incount, requests, *done, st.at, "MPI_Waitsome");
+  }
   const int rc = PMPI_Waitsome(incount, real.data(), outcount, indices, st.at);
   spoilIfFailure(rc, "MPI_Waitsome");
   settleSome(*log, requests, real, rc, *outcount, indices, st.at);
@@ -167,8 +207,11 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!log) return PMPI_Test(request, flag, status);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  if (auto done = replayedCompletion("MPI_Test")) {
+    *flag = !done->empty();
+    return waitForEach(*log, 1, request, *done, st, "MPI_Test");
+  }
   MPI_Request real = logged(*request)->real;
-  requireDeterministic("MPI_Test");
   const int rc = PMPI_Test(&real, flag, st);
   spoilIfFailure(rc, "MPI_Test");
   settle(*log, request, real, rc == MPI_SUCCESS, *st);
@@ -181,7 +224,10 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
   if (!log) return PMPI_Testall(count, requests, flag, statuses);
   std::vector<MPI_Request> real = realOf(count, requests);
   Statuses st(statuses, count);
-  requireDeterministic("MPI_Testall");
+  if (auto done = replayedCompletion("MPI_Testall")) {
+    *flag = !done->empty() || count == 0;
+    return waitForEach(*log, count, requests, *done, st.at, "MPI_Testall");
+  }
   const int rc = PMPI_Testall(count, real.data(), flag, st.at);
   spoilIfFailure(rc, "MPI_Testall");
   std::vector<int> completed;
@@ -201,7 +247,13 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
   std::vector<MPI_Request> real = realOf(count, requests);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  requireDeterministic("MPI_Testany");
+  if (auto done = replayedCompletion("MPI_Testany")) {
+    if (done->size() > 1) ftb::mpi_bridge::interposition::cannotReplay("MPI_Testany");
+    // None found: as MPI answers, "true" when no request was active.
+    *flag = !done->empty() || !anyActive(count, requests);
+    *index = done->empty() ? MPI_UNDEFINED : done->front();
+    return waitForEach(*log, count, requests, *done, st, "MPI_Testany");
+  }
   const int rc = PMPI_Testany(count, real.data(), index, flag, st);
   spoilIfFailure(rc, "MPI_Testany");
   if (*flag && *index != MPI_UNDEFINED) {
@@ -218,7 +270,11 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
   if (!log) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
   std::vector<MPI_Request> real = realOf(incount, requests);
   Statuses st(statuses, incount);
-  requireDeterministic("MPI_Testsome");
+  if (auto done = replayedCompletion("MPI_Testsome")) {
+    *outcount = !done->empty() || anyActive(incount, requests) ? static_cast<int>(done->size()) : MPI_UNDEFINED;
+    std::copy(done->begin(), done->end(), indices);
+    return waitForEach(*log, incount, requests, *done, st.at, "MPI_Testsome");
+  }
   const int rc = PMPI_Testsome(incount, real.data(), outcount, indices, st.at);
   spoilIfFailure(rc, "MPI_Testsome");
   settleSome(*log, requests, real, rc, *outcount, indices, st.at);
@@ -229,7 +285,17 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   MessageLog* log = logForAny(1, &request);
   if (!log) return PMPI_Request_get_status(request, flag, status);
-  requireDeterministic("MPI_Request_get_status");
+  if (auto done = replayedCompletion("MPI_Request_get_status")) {
+    // Found complete the first time: asked until it is, still not finished.
+    *flag = 0;
+    int rc = MPI_SUCCESS;
+    while (!done->empty() && !*flag && rc == MPI_SUCCESS) {
+      rc = PMPI_Request_get_status(logged(request)->real, flag, status);
+    }
+    spoilIfFailure(rc, "MPI_Request_get_status");
+    recordCompleted(*log, std::move(*done));
+    return rc;
+  }
   const int rc = PMPI_Request_get_status(logged(request)->real, flag, status);
   spoilIfFailure(rc, "MPI_Request_get_status");
   recordCompleted(*log, *flag ? std::vector<int>{0} : std::vector<int>{});

@@ -553,29 +553,35 @@ await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r3 .*recovery=local .*step=com
 only_restored "rt-$job_id-1-r3" 3 master_worker
 echo "master_worker: $(grep -ao 'local rollback of rank 3 [^;]*' "$work/mw.log" | head -1); only worker 3 restored, $(mw_result mw) in $((SECONDS - t0)) s, bit-exact"
 
-# The master lost (rank 0 at round 25): its replacement replays which worker's
-# answer each of its wildcard receives took, from the determinants its
-# predecessor left in the node's memory (determinant_store.h); without them
-# the recovery would be global ("not in this node's memory").
-t0=$SECONDS
-program=/src/out/master_worker
-stencil_args=(--items 600 --checkpoint-every 10)
-job_id=ULFMMASTER
-node_state n0 MIGRATION_READY
-extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job_id)
-status=$(run_job mwmaster "$deadline" --crash-at 25 --crash-rank 0)
-extra_env=()
-program=/src/out/stencil
-stencil_args=("${saved_args[@]}")
-[[ "$(mw_result mwmaster)" == "$(mw_result mwclean)" ]] ||
-  { cat "$work/mwmaster.log" >&2; fail "master_worker, master lost: '$(mw_result mwmaster)' (exit $status), not '$(mw_result mwclean)'"; }
-grep -aq 'rank 0: local rollback of rank 0 from checkpoint line 1 ' "$work/mwmaster.log" ||
-  { cat "$work/mwmaster.log" >&2; fail "master_worker, master lost: no local rollback of rank 0 from line 1"; }
-only_restored "rt-$job_id-1-r0" 0 "master_worker, master lost"
-# Rank 0 lost: the lowest survivor, rank 1, reports the steps.
-await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r0 .* rank=1 .*recovery=local .*step=planned" \
-  "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r0 .* rank=1 .*recovery=local .*step=computing"
-echo "master_worker, master lost: its wildcard receives replayed from the node's determinant store, only rank 0 restored, $(mw_result mwmaster) in $((SECONDS - t0)) s, bit-exact"
+# The master lost (rank 0 at round 25): its replacement replays its
+# nondeterministic outcomes from the determinants its predecessor left in the
+# node's memory (determinant_store.h): which worker's answer each wildcard
+# receive took or, with --nonblocking, which requests each MPI_Waitany and
+# MPI_Waitsome found complete. Without them the recovery would be global ("not
+# in this node's memory"); replayed in another order, the master's record of
+# what it handed each worker would differ from the workers' (the run ends).
+for mode in wildcard nonblocking; do
+  t0=$SECONDS
+  program=/src/out/master_worker
+  stencil_args=(--items 600 --checkpoint-every 10)
+  [[ "$mode" == nonblocking ]] && stencil_args+=(--nonblocking)
+  job_id=ULFMMASTER-$mode
+  node_state n0 MIGRATION_READY
+  extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job_id)
+  status=$(run_job "mwmaster-$mode" "$deadline" --crash-at 25 --crash-rank 0)
+  extra_env=()
+  program=/src/out/stencil
+  stencil_args=("${saved_args[@]}")
+  [[ "$(mw_result "mwmaster-$mode")" == "$(mw_result mwclean)" ]] ||
+    { cat "$work/mwmaster-$mode.log" >&2; fail "master_worker ($mode), master lost: '$(mw_result "mwmaster-$mode")' (exit $status), not '$(mw_result mwclean)'"; }
+  grep -aq 'rank 0: local rollback of rank 0 from checkpoint line 1 ' "$work/mwmaster-$mode.log" ||
+    { cat "$work/mwmaster-$mode.log" >&2; fail "master_worker ($mode), master lost: no local rollback of rank 0 from line 1"; }
+  only_restored "rt-$job_id-1-r0" 0 "master_worker ($mode), master lost"
+  # Rank 0 lost: the lowest survivor, rank 1, reports the steps.
+  await_events "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r0 .* rank=1 .*recovery=local .*step=planned" \
+    "FTB_RUN_THROUGH .*corr=rt-$job_id-1-r0 .* rank=1 .*recovery=local .*step=computing"
+  echo "master_worker ($mode), master lost: its outcomes replayed from the node's determinant store, only rank 0 restored, $(mw_result "mwmaster-$mode") in $((SECONDS - t0)) s, bit-exact"
+done
 
 # The replacement of rank 3 dies in its replay, at the first send it skips
 # (FTBCKPT_FAULT=replay:3, once): the survivors repair again (a second

@@ -12,6 +12,12 @@
  * master's count of answers. The run ends with one line from rank 0:
  *   RESULT items=<n> checksum=<hex>
  * a CRC32C of the table of values, the same with or without failures.
+ * Before it, every worker's hash of the items it received (in order) must
+ * equal the master's of the items it handed that worker: a recovery that
+ * replayed the master's outcomes in another order ends the run with an error.
+ * --nonblocking: the master posts a receive per worker it handed an item and
+ * takes the answers with MPI_Waitany (even rounds) or MPI_Waitsome (odd), in
+ * the order they complete.
  * --crash-at N --crash-rank R: rank R SIGKILLs itself at round N unless it
  * restored a checkpoint (failure injection for tests).
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
@@ -31,7 +37,44 @@ struct table {
   long next_item;   /* the lowest item not handed out yet */
   long answers;     /* answers received so far */
   int order[1024];  /* the workers in the order they answered last round */
+  unsigned long handed[1024]; /* per worker: the hash of the items handed to it */
 };
+
+/* A worker's: items done, and the hash of the items it received. */
+struct worker {
+  long done;
+  unsigned long received;
+};
+
+/* Order-dependent: the same items in another order give another hash. */
+static unsigned long mix(unsigned long hash, long item) { return hash * 1000003UL + (unsigned long)item + 1; }
+
+/* Rank 0's round with --nonblocking: a receive posted per worker handed an
+ * item, the answers taken as they complete (Waitany or Waitsome). */
+static void take_answers_nonblocking(struct table* t, double* values, long handed, int round, MPI_Comm comm) {
+  MPI_Request req[1024];
+  double answer[1024][2];
+  for (long w = 0; w < handed; ++w) MPI_Irecv(answer[w], 2, MPI_DOUBLE, t->order[w], kAnswer, comm, &req[w]);
+  int sources[1024];
+  for (long w = 0; w < handed; ++w) sources[w] = t->order[w];
+  long taken = 0;
+  while (taken < handed) {
+    int n = 0, indices[1024];
+    MPI_Status statuses[1024];
+    if (round % 2 == 0) {
+      n = 1;
+      MPI_Waitany((int)handed, req, &indices[0], &statuses[0]);
+    } else {
+      MPI_Waitsome((int)handed, req, &n, indices, statuses);
+    }
+    for (int k = 0; k < n; ++k) {
+      const int w = indices[k];
+      values[(long)answer[w][0]] = answer[w][1];
+      t->order[taken++] = sources[w];
+      ++t->answers;
+    }
+  }
+}
 
 static double value_of(long item) {
   double x = 0.1 + (double)(item % 997) / 1250.0;
@@ -48,14 +91,25 @@ int main(int argc, char** argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   long items = 600;
-  int checkpoint_every = 0, crash_at = -1, crash_rank = -1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--items")) items = atol(argv[i + 1]);
-    else if (!strcmp(argv[i], "--checkpoint-every")) checkpoint_every = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--crash-at")) crash_at = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--crash-rank")) crash_rank = atoi(argv[i + 1]);
+  int checkpoint_every = 0, crash_at = -1, crash_rank = -1, nonblocking = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--nonblocking")) { /* the one option without a value */
+      nonblocking = 1;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "master_worker: %s needs a value\n", a);
+      MPI_Finalize();
+      return 2;
+    }
+    const char* v = argv[++i];
+    if (!strcmp(a, "--items")) items = atol(v);
+    else if (!strcmp(a, "--checkpoint-every")) checkpoint_every = atoi(v);
+    else if (!strcmp(a, "--crash-at")) crash_at = atoi(v);
+    else if (!strcmp(a, "--crash-rank")) crash_rank = atoi(v);
     else {
-      fprintf(stderr, "master_worker: unknown option %s (--items --checkpoint-every --crash-at --crash-rank)\n", argv[i]);
+      fprintf(stderr, "master_worker: unknown option %s (--items --checkpoint-every --crash-at --crash-rank --nonblocking)\n", a);
       MPI_Finalize();
       return 2;
     }
@@ -74,10 +128,10 @@ int main(int argc, char** argv) {
   if (size < 2 || size > 1024 || items < 1) die("2-1024 ranks and --items >= 1 are needed; size", size);
   const int workers = size - 1;
   const int restarted = ftbckpt_restart_available();
-  struct table t = {0, 0, {0}};
+  static struct table t; /* zeroed */
   for (int w = 0; w < workers; ++w) t.order[w] = w + 1;
   double* values = calloc((size_t)items, sizeof(double));
-  long mine = 0; /* a worker's items done */
+  struct worker mine = {0, 0};
   const long rounds = (items + workers - 1) / workers;
 
   for (;;) {
@@ -107,9 +161,11 @@ int main(int argc, char** argv) {
       for (int w = 0; w < workers; ++w) {
         long item = t.next_item < items ? t.next_item++ : kNoItem;
         handed += item != kNoItem;
+        if (item != kNoItem) t.handed[t.order[w]] = mix(t.handed[t.order[w]], item);
         MPI_Send(&item, 1, MPI_LONG, t.order[w], kWork, comm);
       }
-      for (long k = 0; k < handed; ++k) {
+      if (nonblocking) take_answers_nonblocking(&t, values, handed, round, comm);
+      for (long k = 0; k < handed && !nonblocking; ++k) {
         double answer[2];
         MPI_Status status;
         MPI_Recv(answer, 2, MPI_DOUBLE, MPI_ANY_SOURCE, kAnswer, comm, &status);
@@ -129,15 +185,25 @@ int main(int argc, char** argv) {
       if (item != kNoItem) {
         double answer[2] = {(double)item, value_of(item)};
         MPI_Send(answer, 2, MPI_DOUBLE, 0, kAnswer, comm);
-        ++mine;
+        ++mine.done;
+        mine.received = mix(mine.received, item);
       }
     }
-    long done = rank == 0 ? 0 : mine, total = 0, answers = t.answers;
+    long done = rank == 0 ? 0 : mine.done, total = 0, answers = t.answers;
     MPI_Allreduce(&done, &total, 1, MPI_LONG, MPI_SUM, comm);
     MPI_Bcast(&answers, 1, MPI_LONG, 0, comm);
     if (total != answers) die("the count of items done agreeing with the master's answers; total", (int)total);
   }
+  unsigned long* received = rank == 0 ? malloc(sizeof(unsigned long) * size) : NULL;
+  MPI_Gather(&mine.received, 1, MPI_UNSIGNED_LONG, received, 1, MPI_UNSIGNED_LONG, 0, comm);
   if (rank == 0) {
+    for (int w = 1; w < size; ++w) {
+      if (received[w] != t.handed[w]) {
+        fprintf(stderr, "master_worker: worker %d received other items than the master's record says it handed it\n", w);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
+    free(received);
     unsigned int crc = crc32_iscsi((unsigned char*)values, (int)(items * (long)sizeof(double)), 0);
     printf("RESULT items=%ld checksum=%08x\n", items, crc);
     fflush(stdout);

@@ -140,3 +140,9 @@ BOOST_AUTO_TEST_CASE(the_stencil_computes_the_same_with_the_log) {
 BOOST_AUTO_TEST_CASE(the_master_worker_loop_computes_the_same_with_the_log) {
   sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10"});
 }
+
+// Waitany and Waitsome at the master instead, and the workers' hashes of
+// what they received checked against the master's record.
+BOOST_AUTO_TEST_CASE(the_nonblocking_master_worker_loop_computes_the_same_with_the_log) {
+  sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10", "--nonblocking"});
+}
