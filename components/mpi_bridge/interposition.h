@@ -27,6 +27,7 @@ struct LoggedRequest {
   MPI_Request real = MPI_REQUEST_NULL;
   bool receive = false;
   bool wildcard = false;  // a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG
+  int posted = -1;        // a wildcard one's number in its epoch (MessageLog::postWildcardReceive)
   // A receive's arguments, to post it again on a repaired communicator.
   void* buf = nullptr;
   int count = 0;
@@ -81,7 +82,8 @@ void record(MessageLog& log, Determinant determinant);
 
 // A receive completed with `status` (its MPI_ERROR is not read): counted on
 // its channel, and its match recorded if the receive was a wildcard one.
-void received(MessageLog& log, bool wildcard, const MPI_Status& status);
+// `posted`: a wildcard MPI_Irecv's number, recorded with its match.
+void received(MessageLog& log, bool wildcard, const MPI_Status& status, int posted = -1);
 
 // Packs `count` x `type` from `buf` into `room`, which `bytes(count, type)` sized.
 int packedBytes(int count, MPI_Datatype type);
@@ -118,13 +120,13 @@ std::optional<std::span<const std::byte>> replayedCollective();
 bool collectiveDue();
 // `what` cannot be replayed here: the run ends with that error (never a wrong answer).
 [[noreturn]] void cannotReplay(const char* what);
-// A nondeterministic outcome (`call`) that cannot be replayed while this
-// rank still has its predecessor's determinants to replay: the run ends with
-// that error. Does nothing otherwise.
-void requireDeterministic(const char* call);
 // The channel a replayed wildcard receive or probe (`call`) matched the first
 // time, if one is to be replayed (another kind next ends the run, as above).
 std::optional<Channel> replayedMatch(const char* call);
+// The channel wildcard MPI_Irecv number `posted` of the epoch matched the
+// first time, if its predecessor's completed (taken out of the order: the
+// replacement posts it on that channel before any receive posted after it).
+std::optional<Channel> replayedPostedMatch(int posted);
 // Whether a replayed MPI_Iprobe found something: nullopt when none is replayed.
 struct ReplayedProbe {
   bool found = false;

@@ -99,7 +99,7 @@ void LoggedMpi::settleInterrupted(MPI_Comm repaired) {
       if (flag && rc == MPI_SUCCESS) {
         ours->finished = true;
         ours->status = status;
-        if (ours->receive) interposition::received(*state.log, ours->wildcard, status);
+        if (ours->receive) interposition::received(*state.log, ours->wildcard, status, ours->posted);
         continue;
       }
       if (ours->real != MPI_REQUEST_NULL) {
@@ -217,16 +217,10 @@ void cannotReplay(const char* what) {
   _exit(1);
 }
 
-// Past its predecessor's last determinant a replacement's outcomes are new:
-// nothing any survivor holds depended on them.
-void requireDeterministic(const char* call) {
-  if (!g_replay.determinants.empty()) cannotReplay(call);
-}
-
 std::optional<Channel> replayedMatch(const char* call) {
   if (g_replay.determinants.empty()) return std::nullopt;
   Determinant& next = g_replay.determinants.front();
-  if (next.kind != Determinant::Kind::kMatch) cannotReplay(call);
+  if (next.kind != Determinant::Kind::kMatch || !next.indices.empty()) cannotReplay(call);
   const Channel channel = next.channel;
   g_replay.determinants.pop_front();
   return channel;
@@ -240,14 +234,29 @@ std::optional<std::vector<int>> replayedCompletion(const char* call) {
   return std::move(next.indices);
 }
 
+// Not found: the first one had not completed when it was lost. Posted as a
+// wildcard again, it cannot take a message another receive took the first
+// time: any message matching it went to it, as the earlier posted receive.
+std::optional<Channel> replayedPostedMatch(int posted) {
+  auto& due = g_replay.determinants;
+  for (auto it = due.begin(); it != due.end(); ++it) {
+    if (it->kind == Determinant::Kind::kMatch && it->indices.size() == 1 && it->indices.front() == posted) {
+      const Channel channel = it->channel;
+      due.erase(it);
+      return channel;
+    }
+  }
+  return std::nullopt;
+}
+
 bool determinantsDue() { return !g_replay.determinants.empty(); }
 
 std::optional<ReplayedProbe> replayedProbe() {
   if (g_replay.determinants.empty()) return std::nullopt;
   Determinant next = std::move(g_replay.determinants.front());
   g_replay.determinants.pop_front();
+  if (!next.indices.empty()) cannotReplay("MPI_Iprobe");  // a wildcard MPI_Irecv's match, or a completion
   if (next.kind == Determinant::Kind::kMatch) return ReplayedProbe{true, next.channel};
-  if (!next.indices.empty()) cannotReplay("MPI_Iprobe");
   return ReplayedProbe{false, {}};
 }
 

@@ -123,11 +123,10 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   });
 }
 
-// Logged by contribution: the root's result is the survivors' logs together.
-// A replay hands a rank the entry of the survivor that holds the most
-// collectives, which is a contribution: it serves a non-root (who gets
-// nothing), never a root, whose replay ends the run with an error (the
-// survivors' contributions would have to be gathered from every log).
+// Logged by contribution (at the keepers, as every collective): a replay
+// hands a non-root a keeper's entry, which it does not need (it gets no
+// result). A lost root's replay ends the run with an error: its result would
+// be every survivor's contribution, which is not gathered (not built).
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!logFor(comm, "MPI_Gather")) {

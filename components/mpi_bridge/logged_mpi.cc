@@ -182,11 +182,11 @@ void forget(LoggedRequest* request) {
   delete request;
 }
 
-void received(MessageLog& log, bool wildcard, const MPI_Status& status) {
+void received(MessageLog& log, bool wildcard, const MPI_Status& status, int posted) {
   if (status.MPI_SOURCE == MPI_PROC_NULL) return;
   const Channel channel{status.MPI_SOURCE, status.MPI_TAG};
   log.received(channel);
-  if (wildcard) record(log, {Determinant::Kind::kMatch, channel, {}});
+  if (wildcard) record(log, {Determinant::Kind::kMatch, channel, posted >= 0 ? std::vector<int>{posted} : std::vector<int>{}});
 }
 
 int packedBytes(int count, MPI_Datatype type) {

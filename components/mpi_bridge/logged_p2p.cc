@@ -19,7 +19,6 @@ using ftb::mpi_bridge::interposition::failurePending;
 using ftb::mpi_bridge::interposition::logging;
 using ftb::mpi_bridge::interposition::recoveredLocally;
 using ftb::mpi_bridge::interposition::replayedMatch;
-using ftb::mpi_bridge::interposition::requireDeterministic;
 using ftb::mpi_bridge::interposition::skipSend;
 
 void logSend(MessageLog& log, const void* buf, int count, MPI_Datatype type, int dest, int tag) {
@@ -132,9 +131,16 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   MessageLog* log = logFor(comm, "MPI_Irecv");
   if (!log || source == MPI_PROC_NULL) return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-  if (wildcard(source, tag)) requireDeterministic("a wildcard MPI_Irecv");
   LoggedRequest ours{.receive = true, .wildcard = wildcard(source, tag), .buf = buf, .count = count, .type = type,
                      .source = source, .tag = tag};
+  if (ours.wildcard) {
+    ours.posted = log->postWildcardReceive();
+    // A replacement posts it on the channel its predecessor's matched.
+    if (auto match = ftb::mpi_bridge::interposition::replayedPostedMatch(ours.posted)) {
+      source = match->peer;
+      tag = match->tag;
+    }
+  }
   int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &ours.real);
   if (rc != MPI_SUCCESS && recoveredLocally(rc, "MPI_Irecv")) {
     rc = PMPI_Irecv(buf, count, type, source, tag, current(), &ours.real);

@@ -67,7 +67,7 @@ void settle(MessageLog& log, MPI_Request* handle, MPI_Request real, bool succeed
   } else if (!succeeded && keep) {
     return;
   } else if (ours->receive && succeeded) {
-    ftb::mpi_bridge::interposition::received(log, ours->wildcard, status);
+    ftb::mpi_bridge::interposition::received(log, ours->wildcard, status, ours->posted);
   }
   forget(ours);
   *handle = MPI_REQUEST_NULL;

@@ -51,6 +51,7 @@ void MessageLog::startEpoch(std::int64_t line) {
   collective_count_ = 0;
   collectives_.clear();
   determinants_.clear();
+  wildcard_receives_ = 0;
   bytes_ = 0;
   arena_->reset();
 }

@@ -40,13 +40,16 @@ struct Channel {
 };
 
 // A nondeterministic outcome, in the order it happened: the channel a wildcard
-// receive or probe matched (kMatch), or which requests a Waitany, Waitsome or
-// Test* call found complete (kCompletion; none: an empty list).
+// receive or probe matched (kMatch; for a wildcard MPI_Irecv, `indices` names
+// which of the epoch's wildcard MPI_Irecv it was, 0-based in posting order, as
+// it is recorded when it completes but replayed when it is posted), or which
+// requests a Waitany, Waitsome or Test* call found complete (kCompletion;
+// none: an empty list).
 struct Determinant {
   enum class Kind : std::uint8_t { kMatch, kCompletion };
   Kind kind = Kind::kMatch;
   Channel channel;           // kMatch
-  std::vector<int> indices;  // kCompletion
+  std::vector<int> indices;  // kCompletion; a wildcard MPI_Irecv's kMatch
 };
 
 class MessageLog {
@@ -71,6 +74,8 @@ class MessageLog {
   void received(Channel channel);
   // Kept in order, counted against the bound as payloads are.
   void record(Determinant determinant);
+  // A wildcard MPI_Irecv is posted: its number in this epoch (0, 1, ...).
+  int postWildcardReceive() { return wildcard_receives_++; }
   // Whether this rank keeps its collectives' results (a keeper: see
   // keepsCollectiveResults in local_recovery_plan.h) or only counts them
   // (appendCollective gives no room). Kept across epochs; true at first.
@@ -132,6 +137,7 @@ class MessageLog {
   std::uint64_t collective_count_ = 0;
   std::vector<std::span<const std::byte>> collectives_;  // stops growing once spoiled
   std::vector<Determinant> determinants_;
+  int wildcard_receives_ = 0;
   CollectiveTotals collective_totals_;
   bool keeps_collective_results_ = true;
   std::size_t bytes_ = 0;

@@ -557,14 +557,16 @@ echo "master_worker: $(grep -ao 'local rollback of rank 3 [^;]*' "$work/mw.log" 
 # nondeterministic outcomes from the determinants its predecessor left in the
 # node's memory (determinant_store.h): which worker's answer each wildcard
 # receive took or, with --nonblocking, which requests each MPI_Waitany and
-# MPI_Waitsome found complete. Without them the recovery would be global ("not
+# MPI_Waitsome found complete (and with --any-source, the channel each
+# wildcard MPI_Irecv matched, posted on it). Without them the recovery would be global ("not
 # in this node's memory"); replayed in another order, the master's record of
 # what it handed each worker would differ from the workers' (the run ends).
-for mode in wildcard nonblocking; do
+for mode in wildcard nonblocking nonblocking-any; do
   t0=$SECONDS
   program=/src/out/master_worker
   stencil_args=(--items 600 --checkpoint-every 10)
-  [[ "$mode" == nonblocking ]] && stencil_args+=(--nonblocking)
+  [[ "$mode" == nonblocking* ]] && stencil_args+=(--nonblocking)
+  [[ "$mode" == *-any ]] && stencil_args+=(--any-source)
   job_id=ULFMMASTER-$mode
   node_state n0 MIGRATION_READY
   extra_env=(-x FTBCKPT_LOCAL_ROLLBACK=1 -x FTB_JOB_ID=$job_id)

@@ -17,7 +17,8 @@
  * replayed the master's outcomes in another order ends the run with an error.
  * --nonblocking: the master posts a receive per worker it handed an item and
  * takes the answers with MPI_Waitany (even rounds) or MPI_Waitsome (odd), in
- * the order they complete.
+ * the order they complete; with --any-source those receives are from
+ * MPI_ANY_SOURCE (which answer each one takes depends on timing too).
  * --crash-at N --crash-rank R: rank R SIGKILLs itself at round N unless it
  * restored a checkpoint (failure injection for tests).
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
@@ -50,13 +51,15 @@ struct worker {
 static unsigned long mix(unsigned long hash, long item) { return hash * 1000003UL + (unsigned long)item + 1; }
 
 /* Rank 0's round with --nonblocking: a receive posted per worker handed an
- * item, the answers taken as they complete (Waitany or Waitsome). */
-static void take_answers_nonblocking(struct table* t, double* values, long handed, int round, MPI_Comm comm) {
+ * item (from that worker, or any with `any_source`), the answers taken as
+ * they complete (Waitany or Waitsome). */
+static void take_answers_nonblocking(struct table* t, double* values, long handed, int round, int any_source,
+                                     MPI_Comm comm) {
   MPI_Request req[1024];
   double answer[1024][2];
-  for (long w = 0; w < handed; ++w) MPI_Irecv(answer[w], 2, MPI_DOUBLE, t->order[w], kAnswer, comm, &req[w]);
-  int sources[1024];
-  for (long w = 0; w < handed; ++w) sources[w] = t->order[w];
+  for (long w = 0; w < handed; ++w) {
+    MPI_Irecv(answer[w], 2, MPI_DOUBLE, any_source ? MPI_ANY_SOURCE : t->order[w], kAnswer, comm, &req[w]);
+  }
   long taken = 0;
   while (taken < handed) {
     int n = 0, indices[1024];
@@ -70,7 +73,7 @@ static void take_answers_nonblocking(struct table* t, double* values, long hande
     for (int k = 0; k < n; ++k) {
       const int w = indices[k];
       values[(long)answer[w][0]] = answer[w][1];
-      t->order[taken++] = sources[w];
+      t->order[taken++] = statuses[k].MPI_SOURCE;
       ++t->answers;
     }
   }
@@ -91,11 +94,15 @@ int main(int argc, char** argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   long items = 600;
-  int checkpoint_every = 0, crash_at = -1, crash_rank = -1, nonblocking = 0;
+  int checkpoint_every = 0, crash_at = -1, crash_rank = -1, nonblocking = 0, any_source = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    if (!strcmp(a, "--nonblocking")) { /* the one option without a value */
+    if (!strcmp(a, "--nonblocking")) { /* the options without a value */
       nonblocking = 1;
+      continue;
+    }
+    if (!strcmp(a, "--any-source")) {
+      any_source = 1;
       continue;
     }
     if (i + 1 >= argc) {
@@ -109,7 +116,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--crash-at")) crash_at = atoi(v);
     else if (!strcmp(a, "--crash-rank")) crash_rank = atoi(v);
     else {
-      fprintf(stderr, "master_worker: unknown option %s (--items --checkpoint-every --crash-at --crash-rank --nonblocking)\n", a);
+      fprintf(stderr, "master_worker: unknown option %s (--items --checkpoint-every --crash-at --crash-rank --nonblocking --any-source)\n", a);
       MPI_Finalize();
       return 2;
     }
@@ -164,7 +171,7 @@ int main(int argc, char** argv) {
         if (item != kNoItem) t.handed[t.order[w]] = mix(t.handed[t.order[w]], item);
         MPI_Send(&item, 1, MPI_LONG, t.order[w], kWork, comm);
       }
-      if (nonblocking) take_answers_nonblocking(&t, values, handed, round, comm);
+      if (nonblocking) take_answers_nonblocking(&t, values, handed, round, any_source, comm);
       for (long k = 0; k < handed && !nonblocking; ++k) {
         double answer[2];
         MPI_Status status;

@@ -141,8 +141,10 @@ BOOST_AUTO_TEST_CASE(the_master_worker_loop_computes_the_same_with_the_log) {
   sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10"});
 }
 
-// Waitany and Waitsome at the master instead, and the workers' hashes of
-// what they received checked against the master's record.
+// Waitany and Waitsome at the master instead, on receives from each worker
+// and from any source, and the workers' hashes of what they received checked
+// against the master's record.
 BOOST_AUTO_TEST_CASE(the_nonblocking_master_worker_loop_computes_the_same_with_the_log) {
   sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10", "--nonblocking"});
+  sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10", "--nonblocking", "--any-source"});
 }

@@ -100,6 +100,8 @@ void covered(MPI_Comm comm) {
          "the logged payload is the value sent");
   expect(countDeterminants(Determinant::Kind::kMatch) == 1 && log.determinants().front().channel == Channel{left, 3},
          "the wildcard receive's match is recorded");
+  expect(log.determinants().front().indices == std::vector<int>{0},
+         "the match names the epoch's first wildcard MPI_Irecv");
   expect(countDeterminants(Determinant::Kind::kCompletion) == completion_calls,
          "each MPI_Waitany, Waitsome and Testsome answer is recorded");
   expect(log.collectives() == 4, "four collectives logged");
