@@ -118,6 +118,9 @@ bool skipSend(Channel channel);
 // The next collective result handed over by a survivor, if one is due.
 std::optional<std::span<const std::byte>> replayedCollective();
 bool collectiveDue();
+// After replayedCollective() gave a gather this rank is the root of: each
+// survivor's contribution to it, per rank (none: not handed over).
+std::vector<std::optional<std::vector<std::byte>>> replayedGather();
 // `what` cannot be replayed here: the run ends with that error (never a wrong answer).
 [[noreturn]] void cannotReplay(const char* what);
 // The channel a replayed wildcard receive or probe (`call`) matched the first

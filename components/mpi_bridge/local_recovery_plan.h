@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,10 @@ struct RankReplay {
   // A replacement's: what its predecessor's nondeterministic calls had, in
   // order, from its node's determinant store.
   std::vector<Determinant> determinants;
+  // A replacement's: per gather it was the root of (by its index among the
+  // epoch's collectives), each survivor's contribution from its log (per
+  // rank; none: not logged there).
+  std::map<std::uint64_t, std::vector<std::optional<std::vector<std::byte>>>> gathered;
 };
 
 // `rank`'s part of `plan` (without the collectives' results, which the

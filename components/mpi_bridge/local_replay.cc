@@ -24,6 +24,8 @@ using interposition::LoggedRequest;
 struct Replay {
   std::map<Channel, std::uint64_t> skips;
   std::deque<std::vector<std::byte>> collectives;
+  std::uint64_t collectives_taken = 0;  // the index of the next one
+  std::map<std::uint64_t, std::vector<std::optional<std::vector<std::byte>>>> gathered;
   std::deque<Determinant> determinants;
   std::vector<MPI_Request> resends;  // this rank's, finishing in the background
 };
@@ -73,6 +75,51 @@ Result<std::vector<std::vector<std::byte>>> handOverCollectives(MPI_Comm comm, i
     lacking.emplace_back(p, p + result.size());
   }
   return lacking;
+}
+
+// Every survivor's contributions to the gathers rooted at the lost rank in
+// this epoch, to that rank's replacement (which gathers them again as it
+// replays). Collective over the repaired `comm`.
+Status handOverGatherContributions(MPI_Comm comm, int lost, RankReplay& replay) {
+  WordWriter w;
+  if (logging().log && rankIn(comm) != lost) {
+    for (const MessageLog::GatherContribution& c : logging().log->gathersTo(lost)) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(c.bytes.data());
+      w.u64(c.collective);
+      w.blob(std::vector<std::uint8_t>(p, p + c.bytes.size()));
+    }
+  }
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  int bytes = static_cast<int>(w.out.size());
+  std::vector<int> counts(static_cast<std::size_t>(size)), displacements(static_cast<std::size_t>(size));
+  int rc = PMPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, lost, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displacements[static_cast<std::size_t>(r)] = total;
+    total += counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<std::uint8_t> all(static_cast<std::size_t>(total));
+  if (rc == MPI_SUCCESS) {
+    rc = PMPI_Gatherv(w.out.data(), bytes, MPI_BYTE, all.data(), counts.data(), displacements.data(), MPI_BYTE, lost,
+                      comm);
+  }
+  if (rc != MPI_SUCCESS) return unavailable("handing over the gathers' contributions failed (MPI error " + std::to_string(rc) + ")");
+  if (rankIn(comm) != lost) return {};
+  for (int r = 0; r < size; ++r) {
+    WordReader reader(all.data() + displacements[static_cast<std::size_t>(r)],
+                      static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]));
+    while (!reader.done()) {
+      std::uint64_t index = 0;
+      std::vector<std::uint8_t> contribution;
+      if (!reader.u64(&index) || !reader.blob(contribution)) return internalError("a gather's contributions are cut short");
+      auto& per_rank = replay.gathered[index];
+      per_rank.resize(static_cast<std::size_t>(size));
+      const auto* p = reinterpret_cast<const std::byte*>(contribution.data());
+      per_rank[static_cast<std::size_t>(r)] = std::vector<std::byte>(p, p + contribution.size());
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -158,6 +205,7 @@ Result<RankReplay> LoggedMpi::carryOut(MPI_Comm comm, const LocalRecoveryPlan& p
     if (!lacking) return lacking.status();
     replay.collectives = std::move(*lacking);
   }
+  if (Status s = handOverGatherContributions(comm, plan.lost, replay); !s.ok()) return s;
   return replay;
 }
 
@@ -165,6 +213,8 @@ void LoggedMpi::replay(RankReplay replay) {
   g_replay.skips = std::move(replay.skips);
   g_replay.collectives.assign(std::make_move_iterator(replay.collectives.begin()),
                               std::make_move_iterator(replay.collectives.end()));
+  g_replay.collectives_taken = 0;
+  g_replay.gathered = std::move(replay.gathered);
   g_replay.determinants.assign(std::make_move_iterator(replay.determinants.begin()),
                                std::make_move_iterator(replay.determinants.end()));
 }
@@ -203,10 +253,19 @@ std::optional<std::span<const std::byte>> replayedCollective() {
   if (g_replay.collectives.empty()) return std::nullopt;
   current = std::move(g_replay.collectives.front());
   g_replay.collectives.pop_front();
+  ++g_replay.collectives_taken;
   return std::span<const std::byte>(current);
 }
 
 bool collectiveDue() { return !g_replay.collectives.empty(); }
+
+std::vector<std::optional<std::vector<std::byte>>> replayedGather() {
+  auto it = g_replay.gathered.find(g_replay.collectives_taken - 1);
+  if (it == g_replay.gathered.end()) return {};
+  auto contributions = std::move(it->second);
+  g_replay.gathered.erase(it);
+  return contributions;
+}
 
 void cannotReplay(const char* what) {
   std::fprintf(stderr,

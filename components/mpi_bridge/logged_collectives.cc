@@ -49,9 +49,12 @@ void logCompleted(const Logged& logged) {
   const Result& r = logged.result;
   const int bytes = r.buf ? ftb::mpi_bridge::interposition::packedBytes(r.count, r.type) : 0;
   const auto size = static_cast<std::size_t>(bytes);
-  if (std::byte* room = log->appendCollective(size, pointToPointExpression(logged, size)); room && bytes > 0) {
-    ftb::mpi_bridge::interposition::pack(r.buf, r.count, r.type, room, bytes);
-  }
+  const std::size_t expression = pointToPointExpression(logged, size);
+  // A gather's contribution (a non-root's) is every rank's own to keep.
+  std::byte* room = logged.shape == CollectiveShape::kGather && r.buf
+                        ? log->appendGatherContribution(logged.root, size, expression)
+                        : log->appendCollective(size, expression);
+  if (room && bytes > 0) ftb::mpi_bridge::interposition::pack(r.buf, r.count, r.type, room, bytes);
 }
 
 // A replayed collective: the handed-over result, unpacked as it was logged,
@@ -84,6 +87,32 @@ int loggedCollective(const char* call, MPI_Comm comm, const Result& into, const 
     if (auto handed = replayedCollective()) return replay(*handed, into, logged, call);
     comm = ftb::mpi_bridge::interposition::logging().comm.load();
   }
+}
+
+// A replacement replays a gather it is the root of, which its survivors
+// completed: their contributions were handed over (LoggedMpi::carryOut), its
+// own is in `sendbuf`.
+int replayGatherAtRoot(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, int size) {
+  (void)replayedCollective();  // the keepers' entry for it (empty), taken in its turn
+  const auto gathered = ftb::mpi_bridge::interposition::replayedGather();
+  MPI_Aint lower = 0, extent = 0;
+  PMPI_Type_get_extent(recvtype, &lower, &extent);
+  auto slot = [&](int r) { return static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(r) * recvcount * extent; };
+  for (int r = 0; r < size; ++r) {
+    if (r == root) continue;
+    const bool have = r < static_cast<int>(gathered.size()) && gathered[static_cast<std::size_t>(r)];
+    if (!have || !ftb::mpi_bridge::interposition::unpack(*gathered[static_cast<std::size_t>(r)], slot(r), recvcount,
+                                                          recvtype)) {
+      ftb::mpi_bridge::interposition::cannotReplay("MPI_Gather at its root (a survivor's contribution is missing)");
+    }
+  }
+  if (sendbuf != MPI_IN_PLACE) {
+    PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, slot(root), recvcount, recvtype, 0, 0, MPI_COMM_SELF,
+                  MPI_STATUS_IGNORE);
+  }
+  logCompleted({Result{}, CollectiveShape::kGather, root});
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -123,19 +152,19 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   });
 }
 
-// Logged by contribution (at the keepers, as every collective): a replay
-// hands a non-root a keeper's entry, which it does not need (it gets no
-// result). A lost root's replay ends the run with an error: its result would
-// be every survivor's contribution, which is not gathered (not built).
+// Logged by contribution, by every rank but the root (each one's is its own):
+// a non-root's replay needs nothing (it gets no result); a lost root's
+// replacement gathers the survivors' contributions from their logs.
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!logFor(comm, "MPI_Gather")) {
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   }
-  int rank = 0;
+  int rank = 0, size = 0;
   PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
   if (rank == root && ftb::mpi_bridge::interposition::collectiveDue()) {
-    ftb::mpi_bridge::interposition::cannotReplay("MPI_Gather at its root");
+    return replayGatherAtRoot(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, size);
   }
   const Result contribution{const_cast<void*>(sendbuf), sendcount, sendtype};
   const Logged logged{rank == root ? Result{} : contribution, CollectiveShape::kGather, root};

@@ -50,6 +50,7 @@ void MessageLog::startEpoch(std::int64_t line) {
   received_.clear();
   collective_count_ = 0;
   collectives_.clear();
+  gathers_.clear();
   determinants_.clear();
   wildcard_receives_ = 0;
   bytes_ = 0;
@@ -61,6 +62,7 @@ void MessageLog::spoil(std::string why) {
   why_not_ = std::move(why);
   for (auto& [channel, log] : sent_) log.payloads.clear();
   collectives_.clear();
+  gathers_.clear();
   determinants_.clear();
 }
 
@@ -105,6 +107,22 @@ std::byte* MessageLog::appendCollective(std::size_t bytes, std::size_t point_to_
   std::byte* room = store(bytes, "a collective's result");
   if (room) collectives_.emplace_back(room, bytes);
   return room;
+}
+
+std::byte* MessageLog::appendGatherContribution(int root, std::size_t bytes, std::size_t point_to_point_bytes) {
+  const std::uint64_t index = collective_count_;
+  appendCollective(0, point_to_point_bytes);
+  collective_totals_.logged_bytes += bytes;
+  std::byte* room = store(bytes, "a gather's contribution");
+  if (room || (bytes == 0 && replayable())) gathers_.emplace(root, GatherContribution{index, {room, bytes}});
+  return room;
+}
+
+std::vector<MessageLog::GatherContribution> MessageLog::gathersTo(int root) const {
+  std::vector<GatherContribution> to_root;
+  auto [first, last] = gathers_.equal_range(root);
+  for (auto it = first; it != last; ++it) to_root.push_back(it->second);
+  return to_root;
 }
 
 std::uint64_t MessageLog::sentCount(Channel channel) const {

@@ -84,6 +84,17 @@ class MessageLog {
   // `point_to_point_bytes`: what logging its algorithm's messages would have
   // kept here instead (collective_expression.h), for collectiveTotals().
   std::byte* appendCollective(std::size_t bytes, std::size_t point_to_point_bytes = 0);
+  // A gather completed at a rank other than `root`: room for this rank's
+  // contribution, kept by every rank (it is this rank's alone), for a lost
+  // root's replacement to gather again (gathersTo). Counted as a collective
+  // whose result is empty.
+  std::byte* appendGatherContribution(int root, std::size_t bytes, std::size_t point_to_point_bytes);
+  struct GatherContribution {
+    std::uint64_t collective = 0;  // its index among this epoch's collectives
+    std::span<const std::byte> bytes;
+  };
+  // This epoch's contributions to gathers at `root`, in order; none once spoiled.
+  std::vector<GatherContribution> gathersTo(int root) const;
 
   std::int64_t line() const { return line_; }
   std::uint64_t sentCount(Channel channel) const;
@@ -136,6 +147,7 @@ class MessageLog {
   std::map<Channel, std::uint64_t> received_;
   std::uint64_t collective_count_ = 0;
   std::vector<std::span<const std::byte>> collectives_;  // stops growing once spoiled
+  std::multimap<int, GatherContribution> gathers_;        // by root
   std::vector<Determinant> determinants_;
   int wildcard_receives_ = 0;
   CollectiveTotals collective_totals_;

@@ -558,13 +558,14 @@ echo "master_worker: $(grep -ao 'local rollback of rank 3 [^;]*' "$work/mw.log" 
 # node's memory (determinant_store.h): which worker's answer each wildcard
 # receive took or, with --nonblocking, which requests each MPI_Waitany and
 # MPI_Waitsome found complete (and with --any-source, the channel each
-# wildcard MPI_Irecv matched, posted on it). Without them the recovery would be global ("not
+# wildcard MPI_Irecv matched, posted on it); and --gather's MPI_Gather at the
+# master takes the survivors' contributions from their logs. Without them the recovery would be global ("not
 # in this node's memory"); replayed in another order, the master's record of
 # what it handed each worker would differ from the workers' (the run ends).
 for mode in wildcard nonblocking nonblocking-any; do
   t0=$SECONDS
   program=/src/out/master_worker
-  stencil_args=(--items 600 --checkpoint-every 10)
+  stencil_args=(--items 600 --checkpoint-every 10 --gather)
   [[ "$mode" == nonblocking* ]] && stencil_args+=(--nonblocking)
   [[ "$mode" == *-any ]] && stencil_args+=(--any-source)
   job_id=ULFMMASTER-$mode

@@ -19,6 +19,8 @@
  * takes the answers with MPI_Waitany (even rounds) or MPI_Waitsome (odd), in
  * the order they complete; with --any-source those receives are from
  * MPI_ANY_SOURCE (which answer each one takes depends on timing too).
+ * --gather: every round also gathers each worker's count of items done at
+ * the master, whose sum must equal its count of answers.
  * --crash-at N --crash-rank R: rank R SIGKILLs itself at round N unless it
  * restored a checkpoint (failure injection for tests).
  * Exit codes: 0 done; 75 relaunch me (migration); 1 error.
@@ -94,7 +96,7 @@ int main(int argc, char** argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   long items = 600;
-  int checkpoint_every = 0, crash_at = -1, crash_rank = -1, nonblocking = 0, any_source = 0;
+  int checkpoint_every = 0, crash_at = -1, crash_rank = -1, nonblocking = 0, any_source = 0, gather = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!strcmp(a, "--nonblocking")) { /* the options without a value */
@@ -103,6 +105,10 @@ int main(int argc, char** argv) {
     }
     if (!strcmp(a, "--any-source")) {
       any_source = 1;
+      continue;
+    }
+    if (!strcmp(a, "--gather")) {
+      gather = 1;
       continue;
     }
     if (i + 1 >= argc) {
@@ -116,7 +122,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--crash-at")) crash_at = atoi(v);
     else if (!strcmp(a, "--crash-rank")) crash_rank = atoi(v);
     else {
-      fprintf(stderr, "master_worker: unknown option %s (--items --checkpoint-every --crash-at --crash-rank --nonblocking --any-source)\n", a);
+      fprintf(stderr, "master_worker: unknown option %s (--items --checkpoint-every --crash-at --crash-rank --nonblocking --any-source --gather)\n", a);
       MPI_Finalize();
       return 2;
     }
@@ -200,6 +206,12 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&done, &total, 1, MPI_LONG, MPI_SUM, comm);
     MPI_Bcast(&answers, 1, MPI_LONG, 0, comm);
     if (total != answers) die("the count of items done agreeing with the master's answers; total", (int)total);
+    if (gather) {
+      long dones[1024] = {0}, sum = 0;
+      MPI_Gather(&done, 1, MPI_LONG, dones, 1, MPI_LONG, 0, comm);
+      for (int r = 0; r < size && rank == 0; ++r) sum += dones[r];
+      if (rank == 0 && sum != t.answers) die("the gathered counts of items done agreeing with the answers; sum", (int)sum);
+    }
   }
   unsigned long* received = rank == 0 ? malloc(sizeof(unsigned long) * size) : NULL;
   MPI_Gather(&mine.received, 1, MPI_UNSIGNED_LONG, received, 1, MPI_UNSIGNED_LONG, 0, comm);

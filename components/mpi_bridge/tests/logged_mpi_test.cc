@@ -146,5 +146,5 @@ BOOST_AUTO_TEST_CASE(the_master_worker_loop_computes_the_same_with_the_log) {
 // against the master's record.
 BOOST_AUTO_TEST_CASE(the_nonblocking_master_worker_loop_computes_the_same_with_the_log) {
   sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10", "--nonblocking"});
-  sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10", "--nonblocking", "--any-source"});
+  sameWithTheLog("master_worker", {"--items", "120", "--checkpoint-every", "10", "--nonblocking", "--any-source", "--gather"});
 }

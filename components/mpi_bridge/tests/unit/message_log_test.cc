@@ -145,3 +145,24 @@ BOOST_AUTO_TEST_CASE(collective_totals_run_over_every_epoch) {
   BOOST_TEST(log.collectiveTotals().logged_bytes == 16u);
   BOOST_TEST(log.collectiveTotals().point_to_point_bytes == 48u);
 }
+
+BOOST_AUTO_TEST_CASE(every_rank_keeps_its_own_gather_contributions_by_root) {
+  MessageLog log(1 << 20);
+  log.keepCollectiveResults(false);  // contributions are kept by non-keepers too
+  log.startEpoch(0);
+  log.appendCollective(8, 24);                                    // collective 0
+  std::memcpy(log.appendGatherContribution(2, 2, 2), "g1", 2);  // 1, at root 2
+  std::memcpy(log.appendGatherContribution(3, 2, 2), "h1", 2);  // 2, at root 3
+  std::memcpy(log.appendGatherContribution(2, 2, 2), "g2", 2);  // 3, at root 2
+  BOOST_TEST(log.collectives() == 4u);
+  auto to_two = log.gathersTo(2);
+  BOOST_REQUIRE(to_two.size() == 2u);
+  BOOST_TEST(to_two[0].collective == 1u);
+  BOOST_TEST(text(to_two[0].bytes) == "g1");
+  BOOST_TEST(to_two[1].collective == 3u);
+  BOOST_TEST(text(to_two[1].bytes) == "g2");
+  BOOST_TEST(log.gathersTo(0).empty());
+  BOOST_TEST(log.collectiveTotals().logged_bytes == 6u);
+  log.startEpoch(1);
+  BOOST_TEST(log.gathersTo(2).empty());
+}
