@@ -127,8 +127,9 @@ std::vector<std::optional<std::vector<std::byte>>> replayedGather();
 // time, if one is to be replayed (another kind next ends the run, as above).
 std::optional<Channel> replayedMatch(const char* call);
 // The channel wildcard MPI_Irecv number `posted` of the epoch matched the
-// first time, if its predecessor's completed (taken out of the order: the
-// replacement posts it on that channel before any receive posted after it).
+// first time, if its predecessor's completed (kept apart from the ordered
+// determinants: the replacement posts it on that channel before any receive
+// posted after it).
 std::optional<Channel> replayedPostedMatch(int posted);
 // Whether a replayed MPI_Iprobe found something: nullopt when none is replayed.
 struct ReplayedProbe {

@@ -26,7 +26,8 @@ struct Replay {
   std::deque<std::vector<std::byte>> collectives;
   std::uint64_t collectives_taken = 0;  // the index of the next one
   std::map<std::uint64_t, std::vector<std::optional<std::vector<std::byte>>>> gathered;
-  std::deque<Determinant> determinants;
+  std::deque<Determinant> determinants;  // in order, but for the next:
+  std::map<int, Channel> posted_matches;  // wildcard MPI_Irecv number -> its match
   std::vector<MPI_Request> resends;  // this rank's, finishing in the background
 };
 
@@ -215,8 +216,17 @@ void LoggedMpi::replay(RankReplay replay) {
                               std::make_move_iterator(replay.collectives.end()));
   g_replay.collectives_taken = 0;
   g_replay.gathered = std::move(replay.gathered);
-  g_replay.determinants.assign(std::make_move_iterator(replay.determinants.begin()),
-                               std::make_move_iterator(replay.determinants.end()));
+  // A wildcard MPI_Irecv's match is recorded when it completes but replayed
+  // when it is posted: out of the order, looked up by its number.
+  g_replay.determinants.clear();
+  g_replay.posted_matches.clear();
+  for (Determinant& d : replay.determinants) {
+    if (d.kind == Determinant::Kind::kMatch && d.indices.size() == 1) {
+      g_replay.posted_matches[d.indices.front()] = d.channel;
+    } else {
+      g_replay.determinants.push_back(std::move(d));
+    }
+  }
 }
 
 void LoggedMpi::atFirstSkip(std::function<void()> die) { g_at_first_skip = std::move(die); }
@@ -269,7 +279,7 @@ std::vector<std::optional<std::vector<std::byte>>> replayedGather() {
 
 void cannotReplay(const char* what) {
   std::fprintf(stderr,
-               "ftbckpt: rank %d: %s cannot be replayed after a local recovery (replaying it is not built), so the "
+               "ftbckpt: rank %d: %s cannot be replayed after a local recovery as its predecessor ran it, so the "
                "run cannot go on correctly\n",
                rankIn(logging().comm.load()), what);
   PMPI_Abort(logging().comm.load(), 1);
@@ -279,7 +289,7 @@ void cannotReplay(const char* what) {
 std::optional<Channel> replayedMatch(const char* call) {
   if (g_replay.determinants.empty()) return std::nullopt;
   Determinant& next = g_replay.determinants.front();
-  if (next.kind != Determinant::Kind::kMatch || !next.indices.empty()) cannotReplay(call);
+  if (next.kind != Determinant::Kind::kMatch) cannotReplay(call);
   const Channel channel = next.channel;
   g_replay.determinants.pop_front();
   return channel;
@@ -297,15 +307,11 @@ std::optional<std::vector<int>> replayedCompletion(const char* call) {
 // wildcard again, it cannot take a message another receive took the first
 // time: any message matching it went to it, as the earlier posted receive.
 std::optional<Channel> replayedPostedMatch(int posted) {
-  auto& due = g_replay.determinants;
-  for (auto it = due.begin(); it != due.end(); ++it) {
-    if (it->kind == Determinant::Kind::kMatch && it->indices.size() == 1 && it->indices.front() == posted) {
-      const Channel channel = it->channel;
-      due.erase(it);
-      return channel;
-    }
-  }
-  return std::nullopt;
+  auto it = g_replay.posted_matches.find(posted);
+  if (it == g_replay.posted_matches.end()) return std::nullopt;
+  const Channel channel = it->second;
+  g_replay.posted_matches.erase(it);
+  return channel;
 }
 
 bool determinantsDue() { return !g_replay.determinants.empty(); }
@@ -314,8 +320,8 @@ std::optional<ReplayedProbe> replayedProbe() {
   if (g_replay.determinants.empty()) return std::nullopt;
   Determinant next = std::move(g_replay.determinants.front());
   g_replay.determinants.pop_front();
-  if (!next.indices.empty()) cannotReplay("MPI_Iprobe");  // a wildcard MPI_Irecv's match, or a completion
   if (next.kind == Determinant::Kind::kMatch) return ReplayedProbe{true, next.channel};
+  if (!next.indices.empty()) cannotReplay("MPI_Iprobe");
   return ReplayedProbe{false, {}};
 }
 
