@@ -63,6 +63,10 @@ export DEBIAN_FRONTEND=noninteractive
 # Every ftb package, and what a user brings to build against the -dev ones:
 # compilers, pkg-config and Open MPI's launcher.
 install=(apt-get install -y -q --no-install-recommends /tmp/debs/*.deb gcc g++ pkgconf openmpi-bin)
+# The archive cache is shared with this test of other trees (a second checkout,
+# tests/stress.sh's): apt holds its lock for the whole install, so take turns.
+exec 7>"$apt_cache.lock"
+flock 7
 # Package lists in the cached root may have aged past a point release: refresh once on failure.
 if ! in_root sh -c "${install[*]}" >"$work/apt.log" 2>&1; then
   in_root apt-get update -q >>"$work/apt.log" 2>&1 ||
@@ -70,6 +74,7 @@ if ! in_root sh -c "${install[*]}" >"$work/apt.log" 2>&1; then
   in_root sh -c "${install[*]}" >>"$work/apt.log" 2>&1 ||
     { tail -30 "$work/apt.log" >&2; fail "apt could not install the packages"; }
 fi
+flock -u 7
 for d in "${debs[@]}"; do
   pkg=$(dpkg-deb -f "$d" Package)
   in_root dpkg-query -W -f='${Status}' "$pkg" | grep -q "install ok installed" || fail "$pkg not installed"

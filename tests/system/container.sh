@@ -8,27 +8,29 @@
 #   ct_exec systemctl is-active ftb-agent
 #   ct_await "agent active" 30 ct_unit_is ftb-agent ActiveState active
 #
-# Each test boots its own container (about 30 s with the cached roots) and
-# everything is gone when it exits: nspawn and every process of the container
-# (the container's PID 1 is killed last, which ends its PID namespace), its
-# mounts (they live in nspawn's mount namespace) and its network namespace.
+# Each test boots its own container and everything is gone when it exits:
+# nspawn and every process of the container (the container's PID 1 is killed
+# last, which ends its PID namespace), its mounts (they live in nspawn's mount
+# namespace), its network namespace and the overlay its root is.
 #
 # Roots are cached under /var/cache/ftb-test: tests/install/fresh_root.sh's
-# minimal Debian root, and from it a root with systemd, systemd-sysv and
-# openipmi (ipmi_sim) installed, made once. Needs root, systemd-nspawn
-# (systemd-container) and Debian's archive (dependencies of the .debs are
-# downloaded before the boot; the booted container has no network).
+# minimal Debian root; from it a root with systemd, systemd-sysv and openipmi
+# (ipmi_sim) installed, made once (systemd_layer.sh); from that, unpacked, a
+# root with the .debs' dependencies installed, made once per dependency set
+# (deps_root.sh), which each container mounts as the lower layer of an
+# overlay. Needs root, systemd-nspawn (systemd-container), overlayfs and
+# Debian's archive (for the dependencies; the booted container has no network).
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 ct_runfiles="${TEST_SRCDIR:-}/ftb"
 ct_cache=/var/cache/ftb-test
-ct_layer=""  # the cached root with systemd (ct_prepare_layer)
 
 ct_work=""
 ct_root=""
 ct_nspawn_pid=""
 ct_leader=""
+ct_overlay=""  # set once $ct_root is an overlay mount
 
 fail() { echo "FAIL: $*" >&2; ct_diagnose >&2 || true; exit 1; }
 # The tier cannot run on this machine: one line, counted as skipped by tests/run-all.sh.
@@ -47,6 +49,7 @@ ct_cleanup() {
   [[ -n "$ct_nspawn_pid" ]] && wait "$ct_nspawn_pid" 2>/dev/null
   if [[ -n "$ct_root" ]]; then
     for m in proc sys dev; do mountpoint -q "$ct_root/$m" && umount -l "$ct_root/$m"; done
+    [[ -n "$ct_overlay" ]] && { umount "$ct_root" 2>/dev/null || umount -l "$ct_root"; }
   fi
   [[ -n "$ct_work" ]] && rm -rf "$ct_work"
 }
@@ -121,11 +124,19 @@ ct_diagnose() {
   ct_exec journalctl --no-pager -n 60 -o short-monotonic 2>&1
 }
 
-# The cached root with systemd (systemd_layer.sh, made once).
-ct_prepare_layer() {
-  local rc=0
-  ct_layer=$(bash "$ct_runfiles/tests/system/systemd_layer.sh" 2>"$ct_work/layer.log") || rc=$?
-  ((rc == 0)) || ct_skip "$(tail -1 "$ct_work/layer.log")"
+# The container's root: the cached root with this package set's dependencies
+# (deps_root.sh, made once per dependency set) under an overlay whose upper
+# layer lives in $ct_work, so the cached root is never written to.
+ct_prepare_root() {
+  local rc=0 lower
+  lower=$(bash "$ct_runfiles/tests/system/deps_root.sh" "$ct_work/debs" 2>"$ct_work/deps_root.log") || rc=$?
+  ((rc != 3)) || ct_skip "$(tail -1 "$ct_work/deps_root.log")"
+  ((rc == 0)) || { cat "$ct_work/deps_root.log" >&2; fail "deps_root.sh could not install the packages' dependencies"; }
+  mkdir -p "$ct_root" "$ct_work/upper" "$ct_work/overlay-work"
+  mount -t overlay overlay -o "lowerdir=$lower,upperdir=$ct_work/upper,workdir=$ct_work/overlay-work" "$ct_root" ||
+    ct_skip "cannot mount an overlay on $ct_root (no overlayfs here?)"
+  ct_overlay=1
+  chmod 0755 "$ct_root"  # every unprivileged service needs to reach it (else 200/CHDIR)
 }
 
 # ct_packages DIR: the .debs of deploy/package-deb.sh for this build, copied
@@ -154,9 +165,9 @@ ct_packages() {
   compgen -G "$out/*.deb" >/dev/null || fail "deploy/package-deb.sh wrote no .deb into --out"
 }
 
-# Builds the .debs, unpacks a root, downloads the packages' dependencies into
-# it, boots it and installs every .deb with apt inside. Skips (one line) when
-# this machine cannot do that; fails when the packages do not install.
+# Builds the .debs, mounts the container's root (its dependencies installed
+# already), boots it and installs every .deb with apt inside. Skips (one line)
+# when this machine cannot do that; fails when the packages do not install.
 ct_boot_with_packages() {
   [[ $(id -u) -eq 0 ]] || ct_skip "needs root (systemd-nspawn, chroot): run the suite as root, as CI does"
   command -v systemd-nspawn >/dev/null || ct_skip "systemd-nspawn missing: run deploy/install-deps.sh (systemd-container)"
@@ -166,33 +177,15 @@ ct_boot_with_packages() {
   ct_root="$ct_work/root"
 
   ct_packages "$ct_work/debs"
-
-  ct_prepare_layer
-  mkdir -p "$ct_root"
-  tar -C "$ct_root" -xf "$ct_layer"
-  # The tarball stores ./ as mode 0700 (mktemp's): every unprivileged service
-  # would then fail with 200/CHDIR. A root directory is 0755.
-  chmod 0755 "$ct_root"
+  ct_prepare_root
   mkdir -p "$ct_root/root/debs"
   cp "$ct_work"/debs/*.deb "$ct_root/root/debs/"
 
-  # The booted container has no network: fetch the dependencies now, from the host.
-  cp /etc/resolv.conf "$ct_root/etc/resolv.conf"
-  mount -t proc proc "$ct_root/proc"
-  local fetch=(apt-get install -y -q --no-install-recommends --download-only)
-  if ! chroot "$ct_root" /bin/sh -c "cd /root/debs && ${fetch[*]} ./*.deb" >"$ct_work/fetch.log" 2>&1; then
-    chroot "$ct_root" apt-get update -q >>"$ct_work/fetch.log" 2>&1 ||
-      { umount "$ct_root/proc"; ct_skip "Debian's archive unreachable (apt-get update failed): $(tail -1 "$ct_work/fetch.log")"; }
-    chroot "$ct_root" /bin/sh -c "cd /root/debs && ${fetch[*]} ./*.deb" >>"$ct_work/fetch.log" 2>&1 ||
-      { umount "$ct_root/proc"; cat "$ct_work/fetch.log" >&2; fail "apt cannot resolve the packages' dependencies"; }
-  fi
-  umount "$ct_root/proc"
-
   ct_boot
   # As an operator would, inside the running system: the maintainer scripts see
-  # systemd, enable the units and start them.
-  # (No --no-download: apt 2.6 refuses it with local .deb paths; every dependency is
-  # in /var/cache/apt/archives already, and there is no network to fetch from.)
+  # systemd, enable the units and start them. Every dependency is installed
+  # already, and the booted container has no network to fetch from.
+  # (No --no-download: apt 2.6 refuses it with local .deb paths.)
   ct_exec /bin/sh -c 'cd /root/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ./*.deb' \
     >"$ct_work/apt.log" 2>&1 || { tail -40 "$ct_work/apt.log" >&2; fail "apt-get install ./*.deb failed inside the booted container"; }
   local broken

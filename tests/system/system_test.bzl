@@ -8,6 +8,7 @@ def system_test(name, srcs, data = []):
         data = data + [
             "bmc_sim.sh",
             "container.sh",
+            "deps_root.sh",
             "systemd_layer.sh",
             "//components/ipmi/sim",
             "//deploy:package-deb.sh",
