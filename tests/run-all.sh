@@ -9,9 +9,9 @@
 # (tests/fuzz/bazel.sh), made and then run while tier 1's tests run, niced so
 # that tier 1 comes first and they take what CPU it leaves (its exclusive tests
 # run one at a time). Meanwhile tests/warm_caches.sh makes the cached Debian
-# roots where missing. Ends with one line "N passed, N failed" counted from
-# Bazel's per-target results of all three; exits non-zero when any tier
-# failed. Each phase's wall time is printed as "time: PHASE N s".
+# roots where missing, and the ULFM tier's in-root build is made ahead of the
+# tier. Ends with one line "N passed, N failed" counted from Bazel's per-target
+# results of all three; exits non-zero when any tier failed. Each phase's wall time is printed as "time: PHASE N s".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 deploy/install-deps.sh || exit 1
@@ -98,13 +98,23 @@ tiers23_log=$(mktemp)
   "$clang" shutdown
 ) >"$tiers23_log" 2>&1 &
 tiers23_pid=$!
+# The ULFM tier runs alone, last: its in-root build (ftbckpt compiled in the
+# trixie root, cached) is made now, beside the other tests, so that the tier
+# finds it ready instead of compiling at the end of the suite.
+nice -n 10 bash bazel-bin/tests/ulfm/run_through_test --build-only >/dev/null 2>&1 &
+ulfm_build_pid=$!
 
-phase "tests (gcc)" run_tier "all tests (gcc)" bazel "//..." "$@"
+# Two tests per core: most of them wait on processes and conditions (agents,
+# MPI jobs, containers) far more than they compute, and each passes under CPU
+# hogs (tests/stress.sh); one per core, Bazel's default, leaves the cores idle
+# while they wait. What CPU they leave goes to tiers 2 and 3.
+test_jobs=$((2 * $(nproc)))
+phase "tests (gcc)" run_tier "all tests (gcc)" bazel "//..." --jobs="$test_jobs" --local_test_jobs="$test_jobs" "$@"
 phase "waiting for tiers 2 and 3" wait "$tiers23_pid"
 grep -v "^INFO: \|^Loading\|^Analyzing\|^\[" "$tiers23_log"
 rm -f "$tiers23_log"
-# Long done by now; bash may have reaped and forgotten it, which is no error.
-wait "$warm_pid" 2>/dev/null
+# Long done by now; bash may have reaped and forgotten them, which is no error.
+wait "$warm_pid" "$ulfm_build_pid" 2>/dev/null
 
 passed=0 failed=0 skipped=0 status=0
 while read -r tier_passed tier_failed tier_skipped tier_status; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the cached Debian roots that the suite's root tiers unpack, where they
+# Makes the cached Debian roots that the suite's root tiers use, where they
 # are missing: the minimal Debian 12 root (tests/install/fresh_root.sh), the
 # real-systemd tier's root (tests/system/systemd_layer.sh) and the ULFM tier's
 # trixie root (tests/ulfm/trixie_root.sh). tests/run-all.sh starts it in the

@@ -17,6 +17,9 @@
 # the same with 8 ranks x 64 MiB, ROUNDS (3) runs with a kill, each one's
 # phases printed; then local against global rollback (local_vs_global_bench.sh),
 # which `local` runs alone.
+# `--build-only`: makes the cached root and the cached in-root build, then
+# exits (tests/run-all.sh runs it beside the other tests, so that this tier,
+# which runs alone at the end, finds both ready).
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 runfiles=${TEST_SRCDIR:-${RUNFILES_DIR:-$0.runfiles}}
@@ -24,6 +27,11 @@ here="$runfiles/ftb/tests/ulfm"
 src_root="$runfiles/ftb"
 netns_switch="$src_root/tests/lib/netns_switch.sh"
 cache=/var/cache/ftb-test
+build_only=""
+if [[ "${1:-}" == --build-only ]]; then
+  build_only=1
+  shift
+fi
 if [[ "${1:-}" == --bench ]]; then
   rounds=${2:-3}
   bench_part=${3:-all}
@@ -80,9 +88,12 @@ cleanup() {
   [[ -n "$agent_pid" ]] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
   [[ -n "$agent_n3" ]] && kill -KILL "$agent_n3" 2>/dev/null && wait "$agent_n3" 2>/dev/null
   [[ -n "$ns_pid" ]] && kill -KILL "$ns_pid" 2>/dev/null && wait "$ns_pid" 2>/dev/null
-  # FTB_KEEP_TEST_DIRS=1 keeps the logs for a post-mortem (the root is large: it goes).
+  # The root is an overlay on the cached one (trixie_root.sh): unmounted first,
+  # so that removing the directory never reaches into the cache.
+  mountpoint -q "$root" && { umount "$root" || umount -l "$root"; }
+  # FTB_KEEP_TEST_DIRS=1 keeps the logs for a post-mortem (not the root).
   if [[ "${FTB_KEEP_TEST_DIRS:-}" == 1 ]]; then
-    rm -rf "$root"
+    rm -rf "$root" "$root.overlay"
     echo "kept $work" >&2
   else
     rm -rf "$work"
@@ -94,10 +105,10 @@ root=$work/root
 
 t0=$SECONDS
 rc=0
-tarball=$(bash "$here/trixie_root.sh" "$root" 2>"$work/root.log") || rc=$?
+cached_root=$(bash "$here/trixie_root.sh" "$root" 2>"$work/root.log") || rc=$?
 if ((rc == 3)); then skip "$(tail -1 "$work/root.log")"; fi
 ((rc == 0)) || { cat "$work/root.log" >&2; fail "trixie_root.sh failed ($rc)"; }
-echo "root $tarball ready in $((SECONDS - t0)) s"
+echo "root $cached_root ready in $((SECONDS - t0)) s"
 
 # in_root SECONDS COMMAND...: runs COMMAND in the root (enter_root.sh); kills
 # the namespace after SECONDS, or $grace seconds after $done_file contains a
@@ -140,7 +151,7 @@ mkdir -p "$root/src"
 sort -u "$here/example_sources.list" "$here/probe_sources.list" >"$root/src/sources.list"
 (cd "$src_root" && xargs -a "$root/src/sources.list" cp -L --parents -t "$root/src")
 cp "$here/build_in_root.sh" "$root/src/"
-key=$( (cd "$root/src" && sort sources.list | xargs sha256sum; sha256sum build_in_root.sh; echo "$tarball") |
+key=$( (cd "$root/src" && sort sources.list | xargs sha256sum; sha256sum build_in_root.sh; echo "$cached_root") |
   sha256sum | cut -c1-16)
 built=$cache/ulfm-build/$key
 t0=$SECONDS
@@ -163,6 +174,7 @@ mkdir -p "$root/src/out"
 cp "$built/stencil" "$built/master_worker" "$built/group_wait_probe" "$root/src/out/"
 flock -u 8
 exec 8>&-
+[[ -z "$build_only" ]] || exit 0
 
 # An ftb-agent on the host for the ranks in the root, and `ftbctl watch`
 # recording what they publish. Its socket's directory appears in the root as

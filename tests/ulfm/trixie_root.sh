@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Makes a Debian trixie root with Open MPI 5 (ULFM) and the -dev packages that
-# ftbckpt compiles against, in directory $1, and prints the cached tarball's
+# ftbckpt compiles against, at directory $1, and prints the cached root's
 # name. The first run builds it (debootstrap --variant=minbase from the
 # archive the host's apt sources use, then apt-get install inside it: a few
-# minutes) and caches it as a tarball under /var/cache/ftb-test named after
-# the tag below and a hash of the versions of the packages it holds (a
-# pointer file names the current one); later runs unpack it (seconds).
+# minutes) and keeps it, unpacked, under /var/cache/ftb-test named after the
+# tag below and a hash of the versions of the packages it holds (a pointer
+# file names the current one). Every run mounts it at $1 as the read-only
+# lower layer of an overlay whose upper layer is $1.overlay (nothing to
+# unpack, and the cached root is never written to): the caller unmounts $1
+# (umount) before it removes $1 and $1.overlay.
 # trixie's suites are used only inside the root: never in the host's apt sources.
-# Exit 0: the root is in $1. Exit 3: this machine cannot build it (not root,
+# Exit 0: the root is at $1. Exit 3: this machine cannot build it (not root,
 # no debootstrap, archive unreachable): the last line of stderr says why.
-# $1 = --cache-only: only make sure the tarball exists (tests/warm_caches.sh).
+# $1 = --cache-only: only make sure the cached root exists (tests/warm_caches.sh).
 set -euo pipefail
 target=$1
 cache_dir=/var/cache/ftb-test
 # Bump the tag when the package list or the recipe changes: a new root is built.
-tag=trixie-ompi5-v1
+tag=trixie-ompi5-v2
 packages=(g++ openmpi-bin libopenmpi-dev libzmq3-dev cppzmq-dev libprotobuf-dev protobuf-compiler libisal-dev)
 pointer=$cache_dir/$tag.current
 
@@ -34,9 +37,9 @@ host_mirror() {
 mkdir -p "$cache_dir"
 exec 9>"$cache_dir/$tag.lock"
 flock 9  # one builder at a time; others wait and then reuse it
-tarball=""
-if [[ -s "$pointer" ]]; then tarball=$cache_dir/$(cat "$pointer"); fi
-if [[ -z "$tarball" || ! -s "$tarball" ]]; then
+cached=""
+if [[ -s "$pointer" ]]; then cached=$cache_dir/$(cat "$pointer"); fi
+if [[ -z "$cached" || ! -x "$cached/usr/bin/mpirun" ]]; then
   command -v debootstrap >/dev/null || cant "debootstrap missing: run deploy/install-deps.sh"
   [[ -e /usr/share/debootstrap/scripts/trixie ]] || cant "this debootstrap does not know trixie"
   mirror=$(host_mirror)
@@ -57,20 +60,27 @@ if [[ -z "$tarball" || ! -s "$tarball" ]]; then
   chroot "$build" dpkg-query -W -f='${Package}=${Version}\n' "${packages[@]}" | LC_ALL=C sort >"$build/versions"
   key=$(sha256sum <"$build/versions" | cut -c1-12)
   mv "$build/versions" "$cache_dir/$tag-$key.versions"
-  name=$tag-$key.tar.gz
-  tar -C "$build" -cf - . | gzip -1 >"$cache_dir/$name.tmp"
-  mv "$cache_dir/$name.tmp" "$cache_dir/$name"
-  find "$cache_dir" -maxdepth 1 -name "$tag-*.tar.gz" ! -name "$name" -delete  # older roots of this tag
+  name=$tag-$key
+  chmod 0755 "$build"  # mktemp's 0700 would keep every unprivileged user out
+  rm -rf "${cache_dir:?}/$name"
+  mv "$build" "$cache_dir/$name"
+  # Older roots of this tag and of earlier tags (tarballs, v1); not this tag's lock, log or pointer.
+  find "$cache_dir" -maxdepth 1 -name 'trixie-ompi5-*' ! -name "$tag.*" ! -name "$name" ! -name "$name.*" \
+    -exec rm -rf {} +
   echo "$name" >"$pointer.tmp"
   mv "$pointer.tmp" "$pointer"
-  tarball=$cache_dir/$name
+  cached=$cache_dir/$name
 fi
 flock -u 9
 if [[ "$target" == --cache-only ]]; then
-  basename "$tarball"
+  basename "$cached"
   exit 0
 fi
-mkdir -p "$target"
-tar -C "$target" -xzf "$tarball"
+mkdir -p "$target" "$target.overlay/upper" "$target.overlay/work"
+if ! mount -t overlay overlay \
+  -o "lowerdir=$cached,upperdir=$target.overlay/upper,workdir=$target.overlay/work" "$target"; then
+  echo "trixie_root: no overlay mount here: copying the root instead (slower)" >&2
+  cp -a "$cached/." "$target/"
+fi
 chmod 0755 "$target"
-basename "$tarball"
+basename "$cached"
