@@ -49,6 +49,7 @@ Status saveJobRecord(const std::string& path, const JobRecord& r) {
   for (const auto& n : r.nodes) line("node", n);
   for (const auto& s : r.spares) line("spare", s);
   line("ranks_per_node", std::to_string(r.ranks_per_node));
+  if (r.ranks > 0) line("ranks", std::to_string(r.ranks));
   line("mpirun", r.mpirun);
   for (const auto& a : r.mpirun_args) line("mpirun_arg", a);
   if (r.run_through) line("run_through", "1");
@@ -115,6 +116,7 @@ Result<JobRecord> loadJobRecord(const std::string& path) {
     else if (key == "node") r.nodes.push_back(value);
     else if (key == "spare") r.spares.push_back(value);
     else if (key == "ranks_per_node") { if (Status s = number_of(&r.ranks_per_node); !s.ok()) return s; }
+    else if (key == "ranks") { if (Status s = number_of(&r.ranks); !s.ok()) return s; }
     else if (key == "mpirun") r.mpirun = value;
     else if (key == "mpirun_arg") r.mpirun_args.push_back(value);
     else if (key == "run_through") r.run_through = value == "1";

@@ -29,7 +29,10 @@ struct JobRecord {
   std::string level;  // of the checkpoint taken to stop ("L5")
   std::vector<std::string> nodes;
   std::vector<std::string> spares;
-  int ranks_per_node = 1;
+  int ranks_per_node = 1;  // at the first launch
+  // The job's rank count; 0 in a record older than the field (then nodes x
+  // ranks_per_node). Merges and run-through replacements change the node count.
+  int ranks = 0;
   std::string mpirun;
   std::vector<std::string> mpirun_args;
   bool run_through = false;  // ftb-run --run-through

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace ftb::launcher {
@@ -79,6 +80,16 @@ Status Launcher::launch() {
     // suspect): the spares join mpirun's allocation, after the ranks' nodes.
     spec.host_list = table_.hostListWithSpares();
     spec.env["FTBCKPT_SPARE_NODES"] = joinList(table_.spareNames());
+  }
+  if (!table_.contiguous()) {
+    // A run-through placed some of a node's ranks elsewhere: each rank is
+    // relaunched where the table says, named in a rankfile.
+    spec.rankfile = options_.state_dir + "/" + options_.job_id + ".rankfile";
+    std::error_code ec;
+    std::filesystem::create_directories(options_.state_dir, ec);
+    std::ofstream out(spec.rankfile, std::ios::trunc);
+    out << table_.rankfile(encoders);
+    if (!out.flush()) return internalError("cannot write the rankfile " + spec.rankfile);
   }
   spec.env["FTB_JOB_ID"] = options_.job_id;
   spec.env["FTB_RANK_HOSTS"] = table_.rankHosts(encoders);
@@ -174,6 +185,7 @@ JobRecord Launcher::journalRecord(const std::string& state) const {
   record.started = started_;
   record.process_failures = process_failures_;
   record.node_failures = node_failures_;
+  record.ranks = table_.rankCount();
   record.nodes.clear();
   record.spares.clear();
   for (const auto& node : table_.nodes()) {
@@ -466,16 +478,19 @@ void Launcher::holdForRunThrough(const Event& event) {
   if (step == "spawned") {
     // The runtime placed each replacement in place, or on a spare it was
     // handed when its node was suspect: the table, and so a later relaunch,
-    // follows a node whose ranks all went to one spare (NodeTable::recordReplacements).
+    // follows it (NodeTable::recordReplacements).
     std::vector<int> lost;
     for (const std::string& r : splitList(ranks)) lost.push_back(std::atoi(r.c_str()));
     const std::vector<std::string> was = splitList(table_.nodeMap());
     for (int r : table_.recordReplacements(lost, splitList(tag(event, "nodes")))) {
-      spdlog::warn("run-through {}: rank {} replaced elsewhere while other ranks of {} run on; ftb-run's table keeps "
-                   "it on {} (a later relaunch puts it back there)",
-                   corr, r, was[static_cast<std::size_t>(r)], was[static_cast<std::size_t>(r)]);
+      spdlog::warn("run-through {}: rank {} replaced on a node ftb-run does not know ({}); its table keeps it on {}",
+                   corr, r, tag(event, "nodes"), was[static_cast<std::size_t>(r)]);
     }
-    publishNodeStates(corr);  // a node handed over: the spare READY, the node INACTIVE
+    std::string table;
+    for (const std::string& line : table_.describe()) table += (table.empty() ? "" : "; ") + line;
+    spdlog::info("run-through {}: rank(s) {} spawned on {}; the node table now: {}", corr, ranks, tag(event, "nodes"),
+                 table);
+    publishNodeStates(corr);  // a spare that took ranks READY, a node left without any INACTIVE
   }
   if (step == "computing") {
     const bool false_alarm = ranks.empty();  // a lost agent whose ranks lived: nobody was replaced

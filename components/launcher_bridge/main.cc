@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
     if (nodes.empty()) nodes = joinList(record->nodes);
     if (spares.empty()) spares = joinList(record->spares);
     // The same rank count on any node count that divides it.
-    const int ranks = static_cast<int>(record->nodes.size()) * record->ranks_per_node;
+    const int ranks =
+        record->ranks > 0 ? record->ranks : static_cast<int>(record->nodes.size()) * record->ranks_per_node;
     const int node_count = static_cast<int>(splitList(nodes).size());
     if (node_count == 0 || ranks % node_count != 0) {
       std::cerr << "ftb-run: job " << resume_job << " has " << ranks << " ranks: give --nodes a count that divides it\n";

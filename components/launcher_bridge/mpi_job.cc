@@ -45,7 +45,13 @@ std::string ranksTunables(const MpiJobSpec& spec) {
 std::vector<std::string> mpirunCommand(const MpiJobSpec& spec) {
   std::vector<std::string> cmd{spec.mpirun};
   if (geteuid() == 0) cmd.push_back("--allow-run-as-root");
-  cmd.insert(cmd.end(), {"--host", spec.host_list, "--map-by", "slot", "-np", std::to_string(spec.ranks)});
+  cmd.insert(cmd.end(), {"--host", spec.host_list});
+  if (spec.rankfile.empty()) {
+    cmd.insert(cmd.end(), {"--map-by", "slot"});
+  } else {
+    cmd.insert(cmd.end(), {"--map-by", "rankfile:file=" + spec.rankfile, "--bind-to", "none"});
+  }
+  cmd.insert(cmd.end(), {"-np", std::to_string(spec.ranks)});
   if (spec.with_ft_ulfm && !callerSets(spec, "--with-ft")) cmd.insert(cmd.end(), {"--with-ft", "ulfm"});
   if (!callerSets(spec, kSigkillTimeout)) cmd.insert(cmd.end(), {"--mca", kSigkillTimeout, "0"});
   for (const auto& [key, value] : spec.env) cmd.insert(cmd.end(), {"-x", key});

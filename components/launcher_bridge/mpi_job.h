@@ -19,6 +19,10 @@ struct MpiJobSpec {
   std::string mpirun = "mpirun";
   std::vector<std::string> mpirun_args;  // extra launcher arguments (before the program)
   std::string host_list;                 // "n1:2,n4:2"
+  // When set, this rankfile places the ranks (`--map-by rankfile:file=`,
+  // Open MPI 5's syntax, with `--bind-to none`) instead of `--map-by slot` in
+  // host_list's order: a run-through split a node's block (NodeTable::rankfile).
+  std::string rankfile;
   int ranks = 0;
   std::vector<std::string> program;          // what every rank runs
   std::map<std::string, std::string> env;    // set here and exported to the ranks (-x)

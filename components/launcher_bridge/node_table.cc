@@ -1,7 +1,6 @@
 #include "components/launcher_bridge/node_table.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -77,6 +76,7 @@ Result<NodeTable> NodeTable::restore(const std::vector<std::string>& lines) {
         }
         node.ranks.push_back(static_cast<int>(r));
       }
+      std::sort(node.ranks.begin(), node.ranks.end());
     }
     table.nodes_.push_back(std::move(node));
   }
@@ -178,24 +178,34 @@ Status NodeTable::markSpare(std::string_view name) {
   return {};
 }
 
+Status NodeTable::markReady(std::string_view name) {
+  NodeInfo* node = findMutable(name);
+  if (node == nullptr) return notFound("no node '" + std::string(name) + "'");
+  if (node->state != NodeState::kInactive || node->ranks.empty()) {
+    return failedPrecondition("node '" + node->name + "' is not an INACTIVE node with ranks");
+  }
+  node->state = NodeState::kReady;
+  return {};
+}
+
 std::vector<int> NodeTable::recordReplacements(const std::vector<int>& ranks, const std::vector<std::string>& nodes) {
-  const std::vector<std::string> was = splitList(nodeMap());
-  std::map<std::string, std::vector<int>> moved;  // node -> its ranks now elsewhere
-  std::map<std::string, std::set<std::string>> targets;
+  std::vector<int> unknown;
   for (std::size_t i = 0; i < ranks.size() && i < nodes.size(); ++i) {
-    const auto r = static_cast<std::size_t>(ranks[i]);
-    if (ranks[i] < 0 || r >= was.size() || was[r] == nodes[i]) continue;
-    moved[was[r]].push_back(ranks[i]);
-    targets[was[r]].insert(nodes[i]);
+    NodeInfo* target = findMutable(nodes[i]);
+    auto holds = [r = ranks[i]](const NodeInfo& n) { return std::binary_search(n.ranks.begin(), n.ranks.end(), r); };
+    auto from = std::find_if(nodes_.begin(), nodes_.end(), holds);
+    if (from == nodes_.end() || target == &*from) continue;  // not a rank of the job, or in place
+    if (target == nullptr) {
+      unknown.push_back(ranks[i]);
+      continue;
+    }
+    from->ranks.erase(std::find(from->ranks.begin(), from->ranks.end(), ranks[i]));
+    if (from->ranks.empty()) from->state = NodeState::kInactive;
+    target->ranks.insert(std::upper_bound(target->ranks.begin(), target->ranks.end(), ranks[i]), ranks[i]);
+    target->state = NodeState::kReady;
   }
-  std::vector<int> kept;
-  for (const auto& [from, lost] : moved) {
-    const NodeInfo* target = targets[from].size() == 1 ? find(*targets[from].begin()) : nullptr;
-    const bool whole = lost.size() == find(from)->ranks.size() && target != nullptr && target->state == NodeState::kSpare;
-    if (!whole || !moveRanks(from, target->name).ok()) kept.insert(kept.end(), lost.begin(), lost.end());
-  }
-  std::sort(kept.begin(), kept.end());
-  return kept;
+  std::sort(unknown.begin(), unknown.end());
+  return unknown;
 }
 
 std::vector<std::string> NodeTable::spareNames() const {
@@ -236,6 +246,25 @@ std::string NodeTable::hostList(bool with_encoders) const {
   return out;
 }
 
+bool NodeTable::contiguous() const {
+  int next = 0;
+  for (const NodeInfo* n : inRankOrder(nodes_)) {
+    for (int r : n->ranks) {
+      if (r != next++) return false;
+    }
+  }
+  return true;
+}
+
+std::string NodeTable::rankfile(bool with_encoders) const {
+  std::string out;
+  int process = 0;
+  for (const std::string& node : splitList(nodeMap(with_encoders))) {
+    out += "rank " + std::to_string(process++) + "=" + node + " slot=0\n";
+  }
+  return out;
+}
+
 std::string NodeTable::rankHosts(bool with_encoders) const {
   std::string out;
   int process = 0;
@@ -246,9 +275,19 @@ std::string NodeTable::rankHosts(bool with_encoders) const {
   return out;
 }
 
+// Each rank's node in rank order; with encoders, a node's encoder comes just
+// before its first rank.
 std::string NodeTable::nodeMap(bool with_encoders) const {
+  std::vector<const NodeInfo*> of(static_cast<std::size_t>(rank_count_), nullptr);
+  for (const auto& n : nodes_) {
+    for (int r : n.ranks) of[static_cast<std::size_t>(r)] = &n;
+  }
   std::vector<std::string> names;
-  for (const NodeInfo* n : inRankOrder(nodes_)) names.insert(names.end(), n->ranks.size() + (with_encoders ? 1 : 0), n->name);
+  for (std::size_t r = 0; r < of.size(); ++r) {
+    if (of[r] == nullptr) continue;
+    if (with_encoders && of[r]->ranks.front() == static_cast<int>(r)) names.push_back(of[r]->name);
+    names.push_back(of[r]->name);
+  }
   return joinList(names);
 }
 

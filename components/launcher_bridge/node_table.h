@@ -1,8 +1,11 @@
 // The launcher's view of its nodes: which ranks each runs and its migration
 // state (the thesis' node launch agent states). Ranks are dealt in blocks of
-// ranks_per_node over the job nodes in order, and every change keeps each
-// node's ranks one contiguous block, so the job can always be relaunched with
-// a plain `mpirun --host a:k,b:m --map-by slot` in rank order.
+// ranks_per_node over the job nodes in order, and its own decisions move whole
+// blocks, so the job is relaunched with a plain `mpirun --host a:k,b:m
+// --map-by slot` in rank order. Only a run-through recovery that replaced
+// some of a node's ranks elsewhere splits a block (recordReplacements); the
+// table then says where each rank runs and the relaunch names every rank's
+// node in a rankfile (contiguous(), rankfile()).
 //
 // Threading: not synchronised; the launcher's single event loop owns it.
 #pragma once
@@ -24,7 +27,7 @@ std::string_view nodeStateName(NodeState state);
 struct NodeInfo {
   std::string name;
   NodeState state = NodeState::kSpare;
-  std::vector<int> ranks;  // ascending, contiguous
+  std::vector<int> ranks;  // ascending; contiguous unless a run-through split the block
 };
 
 class NodeTable {
@@ -54,18 +57,30 @@ class NodeTable {
   Status markInactive(std::string_view name);
   // An INACTIVE node without ranks becomes a SPARE again.
   Status markSpare(std::string_view name);
+  // An INACTIVE node that still runs ranks (drained, not migrated) is READY again.
+  Status markReady(std::string_view name);
   // A new node (granted by the resource manager) joins as a SPARE.
   Status addSpare(const std::string& name);
   int spareCount() const;
 
   // A run-through recovery spawned replacements: rank ranks[i] now runs on
-  // nodes[i]. A node whose every rank went to one SPARE hands its block over
-  // (as moveRanks: the spare READY, the node INACTIVE). Returns the ranks that
-  // went elsewhere and stay recorded on their node: a node's ranks move only
-  // all together, so that every block stays in rank order.
+  // nodes[i], and the table records it there. A SPARE that receives ranks
+  // becomes READY; a node left without ranks becomes INACTIVE (the whole block
+  // went elsewhere: as moveRanks). Returns the ranks placed on a node the table
+  // does not know, which stay recorded on their old node.
   std::vector<int> recordReplacements(const std::vector<int>& ranks, const std::vector<std::string>& nodes);
 
-  // mpirun's host list in rank order, "n1:2,n4:2,n3:2".
+  // Every node's ranks one block, the blocks in rank order: `--map-by slot`
+  // over hostList() places each rank where the table says.
+  bool contiguous() const;
+  // Where each process runs, one line "rank P=node slot=0" per process in
+  // order (with_encoders as nodeMap), for a table that is not contiguous():
+  // Open MPI 5's `--map-by rankfile:file=` with `--bind-to none` (the slot
+  // names a CPU every node has; no binding follows from it).
+  std::string rankfile(bool with_encoders = false) const;
+
+  // mpirun's host list in rank order, "n1:2,n4:2,n3:2" (the nodes in the
+  // order of their first rank, each with as many slots as it has ranks).
   // with_encoders: every node runs one process more, the first of its block
   // (its checkpoint encoder, FTBCKPT_ENCODER=node): "n1:3,n4:3,n3:3", and the
   // lists below name a node for every process, encoders included.

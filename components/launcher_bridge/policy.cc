@@ -93,7 +93,7 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
       return true;
     }
     case Action::kMigrate: {
-      if (node == nullptr || node->state != NodeState::kReady) {
+      if (node == nullptr || node->ranks.empty()) {  // READY, or drained with its ranks
         if (retireSpare(node, d)) return true;
         why_not = "node '" + d.node + "' runs no ranks of this job";
         return false;
@@ -161,9 +161,14 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
       return true;
     }
     case Action::kSpare:
-      if (node == nullptr || node->state != NodeState::kInactive || !node->ranks.empty()) {
+      if (node == nullptr || node->state != NodeState::kInactive) {
         why_not = "node '" + d.node + "' is not an inactive node of this job";
         return false;
+      }
+      if (!node->ranks.empty()) {  // drained, its ranks still there: no longer suspect
+        (void)table_.markReady(d.node);
+        d.action = Action::kResume;
+        return true;
       }
       (void)table_.markSpare(d.node);
       d.action = Action::kSpare;
@@ -173,6 +178,13 @@ bool Policy::apply(const Rule& rule, const Event& event, Decision& d, std::strin
       if (node == nullptr) {
         why_not = "node '" + d.node + "' is not a node of this job";
         return false;
+      }
+      // A drained node is suspect: its ranks run on, but the runtime's
+      // replacements for ranks lost there go to a spare (FTB_NLA_STATE);
+      // a drained spare is no target any more.
+      if (rule.action == Action::kDrain) (void)table_.markInactive(d.node);
+      if (rule.action == Action::kResume && node->state == NodeState::kInactive && !node->ranks.empty()) {
+        (void)table_.markReady(d.node);
       }
       d.action = rule.action;
       return true;

@@ -12,7 +12,7 @@ event_space=FTB.IPMI.*, event_name=FTB_IPMI_OVERTEMP -> checkpoint_job_if_share>
 # Hardware warnings on a node that runs ranks: move them to a spare.
 event_space=FTB.IPMI.*, event_name=FTB_IPMI_FANFAIL|FTB_IPMI_OVERTEMP -> migrate
 event_space=FTB.IB.*, event_name=FTB_IB_PORT_DEGRADED|FTB_IB_PORT_ERR -> migrate
-# Healthy again: the node becomes a spare.
+# Healthy again: a node without ranks becomes a spare; a drained one, its ranks still there, READY.
 event_space=FTB.IPMI.*, event_name=FTB_IPMI_NORMAL -> spare
 # A rank died on a node that lives (its last will; ftb-run passes it on only when
 # every job node's agent reported its ranks' deaths): restart in place from memory.

@@ -2,12 +2,14 @@
 # ftb-run's --mpirun in the ULFM tier: Open MPI 5's mpirun inside the trixie
 # root $FTB_ULFM_ROOT, given the arguments ftb-run builds, with one change:
 # the tier's "nodes" are names (FTBCKPT_NODE_MAP), all on this one machine, so
-# `--host a:k,b:m` becomes `--host localhost:<k+m>`; and ftb-run's rank
+# `--host a:k,b:m` becomes `--host localhost:<k+m>` and a rankfile's
+# `--map-by rankfile:file=F` becomes `--map-by slot`; and ftb-run's rank
 # wrapper (`<ftb-run> --rank-exec --`) is a host binary that cannot run in the
 # root, so it is dropped (the runtime then names each rank's node from
 # FTBCKPT_NODE_MAP, which ftb-run exports too). The variables ftb-run exports
-# (`-x NAME`, `-x NAME=VALUE`) are carried into the root's clean environment. Appends its pid to $FTB_ULFM_PIDS (the test's cleanup ends
-# what is left by it: killing this process ends the root's namespace).
+# (`-x NAME`, `-x NAME=VALUE`) are carried into the root's clean environment.
+# Appends its pid to $FTB_ULFM_PIDS (the test's cleanup ends what is left by
+# it: killing this process ends the root's namespace).
 set -euo pipefail
 root=${FTB_ULFM_ROOT:?FTB_ULFM_ROOT: the trixie root}
 [[ -n "${FTB_ULFM_PIDS:-}" ]] && echo $$ >>"$FTB_ULFM_PIDS"
@@ -24,6 +26,11 @@ while (($#)); do
     -x)
       if [[ "$2" == *=* ]]; then env+=("$2"); else env+=("$2=${!2-}"); fi
       args+=(-x "${2%%=*}")
+      shift 2
+      ;;
+    --map-by)
+      # A rankfile names the tier's nodes: all are this machine.
+      [[ "$2" == rankfile:file=* ]] && args+=(--map-by slot) || args+=(--map-by "$2")
       shift 2
       ;;
     --rank-exec)

@@ -79,14 +79,14 @@ work=$(mktemp -d /var/tmp/ftb-ulfm-XXXXXX)
 ns_pid=""
 agent_pid=""
 watch_pid=""
-agent_n3=""
+node_agents=""
 lab_up=""
 cleanup() {
   set +e
   [[ -n "$lab_up" ]] && bash "$netns_switch" down "$lab_tag-head" "${lab_nodes[@]/#/$lab_tag-}"
   [[ -n "$watch_pid" ]] && kill $watch_pid 2>/dev/null
   [[ -n "$agent_pid" ]] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
-  [[ -n "$agent_n3" ]] && kill -KILL "$agent_n3" 2>/dev/null && wait "$agent_n3" 2>/dev/null
+  for pid in $node_agents; do kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
   [[ -n "$ns_pid" ]] && kill -KILL "$ns_pid" 2>/dev/null && wait "$ns_pid" 2>/dev/null
   # The root is an overlay on the cached one (trixie_root.sh): unmounted first,
   # so that removing the directory never reaches into the cache.
@@ -831,13 +831,22 @@ echo "across nodes: both of n2's ranks lost, replaced on the spare n3 and rebuil
 # return MPIX_ERR_REVOKED as well. (Not through MPI_Sendrecv, which the
 # stencil therefore does not use: Open MPI 5.0.7's segfaults on a revoked
 # communicator when its source is MPI_PROC_NULL, as rank 3's was.)
+# node_agent NAME: a second agent, named after node NAME, a child of the
+# first in the tree, serving ipc:///run/ftb-agent/agent-NAME.sock in the root;
+# its pid in $node_agent once it joined the tree.
+node_agent() {
+  "$src_root/agent/ftb-agent" --name "$1" --ipc-endpoint="ipc://$work/agent/agent-$1.sock" \
+    --tcp-endpoint=tcp://127.0.0.1:0 --tree-authentication insecure-none --tree-seeds "$served" \
+    >"$work/agent-$1.log" 2>&1 &
+  node_agent=$!
+  node_agents="$node_agents $node_agent"
+  for _ in $(seq 1 300); do "${ftbctl[@]}" tree 2>/dev/null | grep -qw "$1" && return 0; sleep 0.1; done
+  cat "$work/agent-$1.log" >&2
+  fail "agent $1 never joined the tree"
+}
 t0=$SECONDS
-"$src_root/agent/ftb-agent" --name n3 --ipc-endpoint="ipc://$work/agent/agent-n3.sock" \
-  --tcp-endpoint=tcp://127.0.0.1:0 --tree-authentication insecure-none --tree-seeds "$served" \
-  >"$work/agent-n3.log" 2>&1 &
-agent_n3=$!
-for _ in $(seq 1 300); do "${ftbctl[@]}" tree 2>/dev/null | grep -qw n3 && break; sleep 0.1; done
-"${ftbctl[@]}" tree 2>/dev/null | grep -qw n3 || { cat "$work/agent-n3.log" >&2; fail "agent n3 never joined the tree"; }
+node_agent n3
+agent_n3=$node_agent
 cat >"$work/agent/rank3-on-n3.sh" <<'WRAP'
 #!/bin/sh
 # The stencil, with rank 3 served by n3's agent.
@@ -896,7 +905,7 @@ ftb_run_job() {
   done
   FTB_ULFM_ROOT=$root FTB_ULFM_PIDS=$work/mpirun.pids FTB_ROOT_SHM=$work/shm \
     timeout -s KILL "$deadline" "$src_root/components/launcher_bridge/ftb-run" --agent "ipc://$work/agent/agent.sock" \
-    --job "$job" --nodes n0,n1,n2,n3 --spares s0 --slurm off --state-dir "$work/state" \
+    --job "$job" "${ftb_nodes[@]}" --slurm off --state-dir "$work/state" \
     --mpirun "$here/mpirun_in_root.sh" --run-through --finalize-grace-ms 3000 "${env_args[@]}" "$@" \
     -- /src/out/stencil "${stencil_args[@]}" "${crash[@]}" --crash-once "${stencil_extra[@]}" >"$work/$job.log" 2>&1 ||
     status=$?
@@ -909,16 +918,21 @@ ftb_run_job() {
 }
 # More stencil options for ftb_run_job (a later one wins).
 stencil_extra=()
-# await_event JOB PATTERN: the watch recorded an event of JOB's launcher matching PATTERN within 30 s.
+# ftb_run_job's nodes, one rank each, and its spare.
+ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)
+# await_event JOB PATTERN [SPACE]: the watch recorded an event of JOB's
+# launcher (in FTB.SPACE.JOB: JL, or NLA for its node states) matching
+# PATTERN within 30 s.
 await_event() {
+  local space=FTB.${3:-JL}.$1
   for _ in $(seq 1 300); do
-    grep -a "FTB.JL.$1" "$work/launcher.log" | grep -aq -- "$2" && return 0
+    grep -a "$space" "$work/launcher.log" | grep -aq -- "$2" && return 0
     sleep 0.1
   done
   cat "$work/launcher.log" "$work/$1.log" >&2
-  fail "no FTB.JL.$1 event matching '$2' within 30 s"
+  fail "no $space event matching '$2' within 30 s"
 }
-"${ftbctl[@]}" watch --client-name ulfm-launcher-watch --filter 'event_space=FTB.JL.*' >"$work/launcher.log" 2>&1 &
+"${ftbctl[@]}" watch --client-name ulfm-launcher-watch --filter 'event_space=FTB.JL.*|FTB.NLA.*' >"$work/launcher.log" 2>&1 &
 watch_pid="$watch_pid $!"
 for _ in $(seq 1 300); do
   "${ftbctl[@]}" clients 2>/dev/null | grep -q ulfm-launcher-watch && break
@@ -1015,3 +1029,58 @@ grep -aq "run-through rt-[^ ]* rank 0 step computing" "$work/RTHANG.log" ||
 grep -aq "relaunch" "$work/RTHANG.log" && { cat "$work/RTHANG.log" >&2; fail "ftb-run relaunched instead of running through"; }
 hung_line=$(grep -a -m1 "FTB_MPI_RANK_HUNG .*job=RTHANG" "$work/events.log")
 echo "hung rank: announced ($(grep -o 'stalled_ms=[0-9]*' <<<"$hung_line"), $(grep -o 'bound_ms=[0-9]*' <<<"$hung_line")), replaced, run through; $(result RTHANG) in $((SECONDS - t0)) s, bit-exact"
+
+# 5. A suspect node told by ftb-run (issue 33, item 3), and a dead spare: two
+#    ranks per node (n0, n1) and ftb-run's spares s0 and s1. Every rank in a
+#    compute phase (stencil --stall-at), s0's agent (named s0, a child in the
+#    tree) is SIGKILLed: FTB_NODE_LOST, and ftb-run retires the spare
+#    (MIGRATION_INACTIVE), which the runtime then passes over. A rule drains
+#    n1 on FTB_IB_PORT_DEGRADED: ftb-run tells it MIGRATION_INACTIVE while
+#    n1's ranks compute on. Rank 3 (on n1) is then killed: its replacement
+#    goes to the live spare s1, rebuilt from its group's parity there, and
+#    ftb-run's table follows the split: s1 READY under the runtime's corr, n1
+#    keeping rank 2 (what a relaunch or an adopting ftb-run starts from).
+#    Bit-exact, one mpirun.
+t0=$SECONDS
+job_id=RTSUSPECT
+corr=rt-$job_id-1-r3
+# (The embedded rules but `replace`: a compute phase of seconds looks hung to
+# the ranks' watchdog, and ended it would be.)
+{
+  echo "event_space=FTB.IB.*, event_name=FTB_IB_PORT_DEGRADED -> drain"
+  "$src_root/components/launcher_bridge/ftb-run" --print-rules | grep -v -- '-> replace$'
+} >"$work/drain.rules"
+crash_saved=("${crash[@]}")
+crash=()
+stencil_extra=(--stall-at 50 --stall-ms 60000)
+ftb_nodes=(--nodes n0,n1 --ranks-per-node 2 --spares s0,s1)
+node_agent s0
+ftb_run_job "$job_id" --rules "$work/drain.rules" >"$work/$job_id.status" &
+job_runner=$!
+await_compute_phases "$work/$job_id.log" "$ranks"
+kill -KILL "$node_agent"
+await_event "$job_id" "FTB_DECISION .*action=drain .*node=s0 .*trigger=FTB_NODE_LOST"
+await_event "$job_id" "FTB_NLA_STATE .*host=s0 .*state=MIGRATION_INACTIVE" NLA
+"${ftbctl[@]}" publish --space FTB.IB.MONITOR --name FTB_IB_PORT_DEGRADED --severity warning \
+  --payload "n1 port 1 degraded" --tag host=n1 >/dev/null || fail "ftbctl publish FTB_IB_PORT_DEGRADED failed"
+await_event "$job_id" "FTB_DECISION .*action=drain .*node=n1"
+await_event "$job_id" "FTB_NLA_STATE .*host=n1 .*state=MIGRATION_INACTIVE" NLA
+victim=$(pids_of_ranks "$job_id" 3)
+[[ -n "$victim" ]] || { cat "$work/$job_id.log" >&2; fail "suspect node: rank 3 not found in its compute phase"; }
+kill -KILL $victim
+wait "$job_runner" || true
+crash=("${crash_saved[@]}")
+stencil_extra=()
+ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)
+status=$(cat "$work/$job_id.status")
+((status == 0)) || { cat "$work/$job_id.log" >&2; fail "suspect node: ftb-run exited $status"; }
+[[ "$(result "$job_id")" == "$clean" ]] ||
+  { cat "$work/$job_id.log" >&2; fail "suspect node: '$(result "$job_id")', not the failure-free '$clean'"; }
+grep -aq "relaunch" "$work/$job_id.log" && { cat "$work/$job_id.log" >&2; fail "suspect node: ftb-run relaunched"; }
+await_events "FTB_RUN_THROUGH .*corr=$corr .*nodes=s1 .*step=spawned" \
+  "FTB_RESTART_DONE .*corr=$corr level=L3 .*rank=3 rebuilt=xor"
+await_event "$job_id" "FTB_NLA_STATE .*corr=$corr .*host=s1 .*state=MIGRATION_READY" NLA
+table="n0 MIGRATION_READY 0,1; n1 MIGRATION_INACTIVE 2; s0 MIGRATION_INACTIVE -; s1 MIGRATION_READY 3"
+grep -aq "run-through $corr: rank(s) 3 spawned on s1; the node table now: $table" "$work/$job_id.log" ||
+  { cat "$work/$job_id.log" >&2; fail "suspect node: ftb-run's table is not '$table'"; }
+echo "suspect node and dead spare: s0's agent lost and s0 retired, n1 drained by ftb-run's rule; rank 3 replaced on the live spare s1 and rebuilt from parity, the table split (n1: 2, s1: 3); $(result "$job_id") in $((SECONDS - t0)) s, bit-exact"

@@ -27,8 +27,10 @@ class FtbRunFixture {
   std::string log(const std::string& name) const;  // the text of <dir>/<name>
   // mpirun for ftb-run --run-through on Debian 12's Open MPI (no ULFM): drops
   // `--with-ft` and its value, puts every named host on localhost with their
-  // slots summed, and appends its arguments and FTBCKPT_SPARE_NODES to
-  // <dir>/mpirun.args. Returns its path.
+  // slots summed, maps by slot instead of Open MPI 5's `--map-by
+  // rankfile:file=F` (whose F it appends to <dir>/mpirun.rankfiles), and
+  // appends its arguments and FTBCKPT_SPARE_NODES to <dir>/mpirun.args.
+  // Returns its path.
   std::string writeRunThroughMpirun() const;
 
   ftb::testing::AgentProcess agent;

@@ -18,6 +18,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "components/launcher_bridge/tests/integration/ftb_run_fixture.h"
 #include "components/mpi_bridge/testing/connected_ranks.h"
@@ -36,11 +38,22 @@ namespace {
 constexpr char kJob[] = "RTSPARE";
 constexpr char kCorr[] = "rt-RTSPARE-1-r2.3";
 
-auto nodeState(const std::string& host, const std::string& state) {
+auto nodeState(const std::string& host, const std::string& state, const std::string& corr = kCorr) {
   return [=](const Event& e) {
     return e.event_name == "FTB_NLA_STATE" && tag(e, "host") == host && tag(e, "state") == state &&
-           tag(e, "corr") == kCorr;
+           tag(e, "corr") == corr;
   };
+}
+
+// Publishes the runtime's FTB_RUN_THROUGH steps of recovery `corr`: `ranks`
+// replaced, on `nodes` when spawned.
+void runtimeSteps(ftb::Client& runtime, const std::string& corr, const std::vector<std::string>& steps,
+                  const std::string& ranks, const std::string& nodes) {
+  for (const std::string& step : steps) {
+    ftb::Tags tags = {{"corr", corr}, {"step", step}, {"ranks", ranks}, {"ms", "180"}, {"rank", "0"}};
+    if (step == "spawned") tags["nodes"] = nodes;
+    BOOST_REQUIRE(runtime.publish("FTB_RUN_THROUGH", "run-through recovery: " + step, tags).ok());
+  }
 }
 
 }  // namespace
@@ -64,11 +77,7 @@ BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_it
   // What the runtime would publish after replacing n1's ranks 2 and 3 on s0.
   auto runtime = ftb::testing::connectOrFail(run.agent.ipcEndpoint(), "FTB.MPI.FTBCKPT", "fake-runtime");
   BOOST_REQUIRE(runtime->declare({{"FTB_RUN_THROUGH", ftb::Severity::kWarning}}).ok());
-  for (const char* step : {"detected", "spawned", "computing"}) {
-    ftb::Tags tags = {{"corr", kCorr}, {"step", step}, {"ranks", "2,3"}, {"ms", "180"}, {"rank", "0"}};
-    if (std::string(step) == "spawned") tags["nodes"] = "s0,s0";
-    BOOST_REQUIRE(runtime->publish("FTB_RUN_THROUGH", std::string("run-through recovery: ") + step, tags).ok());
-  }
+  runtimeSteps(*runtime, kCorr, {"detected", "spawned", "computing"}, "2,3", "s0,s0");
   BOOST_TEST(story.waitFor(nodeState("s0", "MIGRATION_READY"), 20s).has_value(), run.log("ftb-run.log"));
   BOOST_TEST(story.waitFor(nodeState("n1", "MIGRATION_INACTIVE"), 20s).has_value(), run.log("ftb-run.log"));
   BOOST_TEST(story.waitFor(named("FTB_JOB_STATE", "corr", kCorr), 20s).has_value(), "no 'running' under " << kCorr);
@@ -88,4 +97,44 @@ BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_it
   BOOST_REQUIRE_MESSAGE(code && *code == 0, "ftb-run: " << (code ? *code : -1) << "\n" << run.log("ftb-run.log"));
   BOOST_TEST(run.log("ftb-run.log").find("RESULT iterations=1000") != std::string::npos, run.log("ftb-run.log"));
   BOOST_TEST(!story.waitFor(named("FTB_JOB_RELAUNCH"), 0ms), "the job must not have been relaunched");
+}
+
+// A replacement that splits a node's block (rank 4 of n1's 3-5 on the spare
+// s0, as for a suspect node whose other ranks run on) is recorded where it
+// runs. When the job is relaunched later (here a second repair never
+// computes, so its deadline passes), mpirun places every rank where the table
+// says, through a rankfile: rank 4 on s0, ranks 3 and 5 on n1.
+BOOST_AUTO_TEST_CASE(a_split_block_is_recorded_and_relaunched_with_each_rank_where_it_ran) {
+  const std::string job = "RTSPLIT", first = "rt-RTSPLIT-1-r4";
+  FtbRunFixture run;
+  ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.NLA.*|FTB.MPI.*");
+  const pid_t pid = run.start({"--job", job, "--nodes", "n0,n1", "--spares", "s0", "--ranks-per-node", "3",
+                               "--slurm", "off", "--run-through", "--run-through-deadline-ms", "3000", "--mpirun",
+                               run.writeRunThroughMpirun(), "--", runfile("components/mpi_bridge/examples/stencil"),
+                               "--iterations", "1000", "--iteration-ms", "20"},
+                              "ftb-run.log");
+  BOOST_REQUIRE_MESSAGE(ftb::mpi_bridge::testing::awaitConnectedRanks(run.agent.ipcEndpoint(), job, 6),
+                        "the ranks never connected:\n" << run.log("ftb-run.log"));
+  BOOST_TEST(run.log("mpirun.args").find("--host n0:3,n1:3,s0:3 --map-by slot ") != std::string::npos,
+             run.log("mpirun.args"));
+
+  auto runtime = ftb::testing::connectOrFail(run.agent.ipcEndpoint(), "FTB.MPI.FTBCKPT", "fake-runtime");
+  BOOST_REQUIRE(runtime->declare({{"FTB_RUN_THROUGH", ftb::Severity::kWarning}}).ok());
+  runtimeSteps(*runtime, first, {"detected", "spawned", "computing"}, "4", "s0");
+  BOOST_TEST(story.waitFor(nodeState("s0", "MIGRATION_READY", first), 20s).has_value(), run.log("ftb-run.log"));
+  BOOST_TEST_REQUIRE(story.waitFor(named("FTB_JOB_STATE", "corr", first), 20s).has_value(), run.log("ftb-run.log"));
+
+  runtimeSteps(*runtime, "rt-RTSPLIT-2-r3", {"detected"}, "3", "");
+  BOOST_TEST_REQUIRE(story.waitFor(named("FTB_JOB_RELAUNCH", "state", "relaunched"), 30s).has_value(),
+                     run.log("ftb-run.log"));
+  auto code = run.waitExit(pid, 120000);
+  if (!code) kill(pid, SIGKILL);
+  BOOST_REQUIRE_MESSAGE(code && *code == 0, "ftb-run: " << (code ? *code : -1) << "\n" << run.log("ftb-run.log"));
+  BOOST_TEST(run.log("ftb-run.log").find("RESULT iterations=1000") != std::string::npos, run.log("ftb-run.log"));
+  const std::string args = run.log("mpirun.args");
+  BOOST_TEST(args.find("--host n0:3,n1:2,s0:1 --map-by rankfile:file=") != std::string::npos, args);
+  BOOST_TEST(run.log("mpirun.rankfiles") ==
+                 "rank 0=n0 slot=0\nrank 1=n0 slot=0\nrank 2=n0 slot=0\nrank 3=n1 slot=0\nrank 4=s0 slot=0\n"
+                 "rank 5=n1 slot=0\n",
+             args);
 }

@@ -34,6 +34,7 @@ JobRecord sample() {
   r.nodes = {"n1", "n2"};
   r.spares = {"n9"};
   r.ranks_per_node = 4;
+  r.ranks = 12;  // three blocks of 4, one merged into a neighbour's node: 12 ranks on 2 nodes
   r.mpirun = "mpirun";
   r.mpirun_args = {"--mca", "btl self,vader,tcp"};
   r.run_through = true;
@@ -82,6 +83,7 @@ BOOST_AUTO_TEST_CASE(a_saved_record_reads_back_the_same) {
   BOOST_TEST(r->nodes == want.nodes, boost::test_tools::per_element());
   BOOST_TEST(r->spares == want.spares, boost::test_tools::per_element());
   BOOST_CHECK_EQUAL(r->ranks_per_node, want.ranks_per_node);
+  BOOST_CHECK_EQUAL(r->ranks, want.ranks);
   BOOST_CHECK_EQUAL(r->mpirun, want.mpirun);
   BOOST_TEST(r->mpirun_args == want.mpirun_args, boost::test_tools::per_element());
   BOOST_CHECK_EQUAL(r->run_through, want.run_through);

@@ -44,6 +44,23 @@ BOOST_AUTO_TEST_CASE(hosts_ranks_exports_and_program_in_order) {
   BOOST_TEST((std::vector<std::string>(cmd.end() - 3, cmd.end()) == spec().program));
 }
 
+BOOST_AUTO_TEST_CASE(a_rankfile_places_the_ranks_instead_of_the_slot_order) {
+  auto plain = mpirunCommand(spec());
+  BOOST_TEST((std::find(plain.begin(), plain.end(), "slot") != plain.end()));
+  MpiJobSpec split = spec();
+  split.rankfile = "/var/lib/ftb-run/J.rankfile";
+  auto cmd = mpirunCommand(split);
+  BOOST_TEST((std::find(cmd.begin(), cmd.end(), "slot") == cmd.end()));
+  auto map = std::find(cmd.begin(), cmd.end(), "--map-by");
+  BOOST_TEST_REQUIRE((map != cmd.end() && map + 3 < cmd.end()));
+  BOOST_TEST(*(map + 1) == "rankfile:file=/var/lib/ftb-run/J.rankfile");
+  BOOST_TEST(*(map + 2) == "--bind-to");  // the rankfile's slot=0 binds no rank
+  BOOST_TEST(*(map + 3) == "none");
+  auto host = std::find(cmd.begin(), cmd.end(), "--host");  // still the allocation
+  BOOST_TEST_REQUIRE((host != cmd.end() && host + 1 != cmd.end()));
+  BOOST_TEST(*(host + 1) == "n1:2,n2:2");
+}
+
 BOOST_AUTO_TEST_CASE(no_sigkill_grace_unless_the_caller_sets_one) {
   unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
   BOOST_TEST(mcaValue(mpirunCommand(spec()), "odls_base_sigkill_timeout") == "0");

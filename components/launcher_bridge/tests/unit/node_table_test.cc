@@ -124,12 +124,54 @@ BOOST_AUTO_TEST_CASE(a_node_whose_every_rank_was_replaced_on_a_spare_hands_its_b
   BOOST_TEST((t.find("n4")->state == NodeState::kReady));
 }
 
-BOOST_AUTO_TEST_CASE(replacements_that_would_split_a_block_stay_recorded_on_their_node) {
+BOOST_AUTO_TEST_CASE(a_replacement_elsewhere_is_recorded_where_it_runs) {
   NodeTable t = threeAndASpare();
-  BOOST_TEST(t.recordReplacements({2}, {"n4"}) == std::vector<int>{2});        // n2's rank 3 runs on
-  BOOST_TEST(t.recordReplacements({2, 3}, {"n4", "n3"}) == (std::vector<int>{2, 3}));  // two places
-  BOOST_TEST(t.recordReplacements({2, 3}, {"n1", "n1"}) == (std::vector<int>{2, 3}));  // not a spare
-  BOOST_TEST(t.recordReplacements({2, 5}, {"n2", "n3"}).empty());  // in place
+  BOOST_TEST(t.recordReplacements({2, 5}, {"n2", "n3"}).empty());  // in place: nothing changes
+  BOOST_TEST(t.recordReplacements({3}, {"n4"}).empty());           // n2's rank 2 runs on
+  BOOST_TEST(t.nodeMap() == "n1,n1,n2,n4,n3,n3");
+  BOOST_TEST(t.rankHosts() == "0=n1,1=n1,2=n2,3=n4,4=n3,5=n3");
+  // Still blocks in rank order: the slot order places every rank.
+  BOOST_TEST(t.contiguous());
+  BOOST_TEST(t.hostList() == "n1:2,n2:1,n4:1,n3:2");
+  BOOST_TEST((t.find("n2")->state == NodeState::kReady));
+  BOOST_TEST((t.find("n4")->state == NodeState::kReady));
+  BOOST_TEST(t.spareNames().empty());
+  // Rank 2 follows later (its node emptied): n2's block is all on n4.
+  BOOST_TEST(t.recordReplacements({2}, {"n4"}).empty());
+  BOOST_TEST(t.hostList() == "n1:2,n4:2,n3:2");
+  BOOST_TEST((t.find("n2")->state == NodeState::kInactive));
+}
+
+BOOST_AUTO_TEST_CASE(a_block_split_in_its_middle_is_placed_by_a_rankfile_and_journaled) {
+  auto t = NodeTable::create({"n1", "n2"}, {"s1"}, 3);
+  BOOST_TEST_REQUIRE(t.ok());
+  BOOST_TEST(t->recordReplacements({4}, {"s1"}).empty());
+  BOOST_TEST(!t->contiguous());  // n2 runs 3 and 5
+  BOOST_TEST(t->nodeMap() == "n1,n1,n1,n2,s1,n2");
+  BOOST_TEST(t->rankfile() ==
+             "rank 0=n1 slot=0\nrank 1=n1 slot=0\nrank 2=n1 slot=0\nrank 3=n2 slot=0\n"
+             "rank 4=s1 slot=0\nrank 5=n2 slot=0\n");
+  BOOST_TEST(t->hostList() == "n1:3,n2:2,s1:1");  // the allocation
+  auto r = NodeTable::restore(t->describe());
+  BOOST_TEST_REQUIRE(r.ok(), r.status().toString());
+  BOOST_TEST(r->nodeMap() == t->nodeMap());
+  BOOST_TEST(!r->contiguous());
+}
+
+BOOST_AUTO_TEST_CASE(replacements_to_two_places_and_onto_a_ready_node_are_recorded_too) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.recordReplacements({2, 3}, {"n4", "n1"}).empty());
+  BOOST_TEST(t.nodeMap() == "n1,n1,n4,n1,n3,n3");
+  BOOST_TEST(t.find("n1")->ranks == (std::vector<int>{0, 1, 3}));
+  BOOST_TEST((t.find("n2")->state == NodeState::kInactive));
+  BOOST_TEST(t.rankfile(true) ==
+             "rank 0=n1 slot=0\nrank 1=n1 slot=0\nrank 2=n1 slot=0\nrank 3=n4 slot=0\nrank 4=n4 slot=0\n"
+             "rank 5=n1 slot=0\nrank 6=n3 slot=0\nrank 7=n3 slot=0\nrank 8=n3 slot=0\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_replacement_on_an_unknown_node_stays_recorded_on_its_own) {
+  NodeTable t = threeAndASpare();
+  BOOST_TEST(t.recordReplacements({2, 7}, {"elsewhere", "n4"}) == std::vector<int>{2});  // 7: no such rank
   BOOST_TEST(t.hostList() == "n1:2,n2:2,n3:2");
   BOOST_TEST((t.find("n4")->state == NodeState::kSpare));
 }

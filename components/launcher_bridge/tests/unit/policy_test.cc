@@ -242,3 +242,34 @@ BOOST_AUTO_TEST_CASE(a_lost_spare_stops_being_a_target) {
   BOOST_TEST((next->action == Action::kRelaunch));
   BOOST_TEST(next->target == "n2");
 }
+
+BOOST_AUTO_TEST_CASE(a_drained_node_is_suspect_while_its_ranks_run_on_until_it_is_healthy_or_migrated) {
+  NodeTable table = *NodeTable::create({"n1", "n2", "n3"}, {"n4"}, 2);
+  Policy policy(*parseRules("event_space=FTB.IB.*, event_name=FTB_IB_PORT_DEGRADED -> drain\n" +
+                            std::string(kDefaultRules)),
+                table, "JOB7");
+  ftb::Event degraded;
+  degraded.event_space = "FTB.IB.MONITOR";
+  degraded.event_name = "FTB_IB_PORT_DEGRADED";
+  degraded.tags = {{"host", "n2"}};
+  auto d = policy.decide(degraded);
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST((d->action == Action::kDrain));
+  BOOST_TEST((table.find("n2")->state == NodeState::kInactive));  // told as MIGRATION_INACTIVE: suspect
+  BOOST_TEST(table.find("n2")->ranks == (std::vector<int>{2, 3}));  // running on
+  BOOST_TEST(table.hostList() == "n1:2,n2:2,n3:2");
+
+  // Healthy again: READY, its ranks never moved.
+  auto normal = policy.decide(ipmi("FTB_IPMI_NORMAL", "n2"));
+  BOOST_TEST_REQUIRE(normal.has_value());
+  BOOST_TEST((normal->action == Action::kResume));
+  BOOST_TEST((table.find("n2")->state == NodeState::kReady));
+
+  // Drained again, then failing: its ranks migrate to the spare.
+  BOOST_TEST_REQUIRE(policy.decide(degraded).has_value());
+  auto m = policy.decide(ipmi("FTB_IPMI_FANFAIL", "n2"));
+  BOOST_TEST_REQUIRE(m.has_value());
+  BOOST_TEST((m->action == Action::kMigrate));
+  BOOST_TEST(m->target == "n4");
+  BOOST_TEST(table.hostList() == "n1:2,n4:2,n3:2");
+}
