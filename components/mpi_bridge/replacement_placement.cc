@@ -43,6 +43,10 @@ std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::ve
   return node_of_rank;
 }
 
+bool nodesAreMachines(const std::vector<std::string>& node_of_rank, const std::vector<std::string>& host_of_rank) {
+  return node_of_rank == host_of_rank;
+}
+
 std::set<std::string> emptiedNodes(const std::vector<int>& lost, const std::vector<std::string>& node_of_rank,
                                    const std::vector<std::string>& host_of_rank) {
   const std::set<int> gone(lost.begin(), lost.end());

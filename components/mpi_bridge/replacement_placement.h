@@ -46,6 +46,11 @@ std::vector<std::string> placeReplacements(const std::vector<int>& lost, std::ve
 std::set<std::string> emptiedNodes(const std::vector<int>& lost, const std::vector<std::string>& node_of_rank,
                                    const std::vector<std::string>& host_of_rank);
 
+// Whether the job's node names are its machines' names (every rank's node is
+// the machine it runs on), so that a spare's name is a host to spawn on; not
+// so where FTBCKPT_NODE_MAP names several "nodes" on one machine.
+bool nodesAreMachines(const std::vector<std::string>& node_of_rank, const std::vector<std::string>& host_of_rank);
+
 // One MPI_Comm_spawn_multiple app: `ranks.size()` replacements on `host`.
 struct SpawnApp {
   std::string host;

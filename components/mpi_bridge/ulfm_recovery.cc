@@ -325,9 +325,11 @@ Result<MPI_Comm> UlfmRecovery::repair(const Job& job, Config& config, Bridge& br
   // the one the lost rank ran on. Without it mpirun places them by its own
   // mapping, and the node map (the groups' failure domains, where L1 goes)
   // would not say where they are. Node names are machine names unless
-  // FTBCKPT_NODE_MAP renamed them (several "nodes" on one machine): a spare
-  // is then a name only, and the replacement stays on its lost rank's machine.
-  const bool spares_are_hosts = std::getenv("FTBCKPT_NODE_MAP") == nullptr;
+  // FTBCKPT_NODE_MAP named several "nodes" on one machine: a spare is then a
+  // name only, and the replacement stays on its lost rank's machine. (Not
+  // merely FTBCKPT_NODE_MAP's presence: ftb-run always sets it, with the
+  // machines' names on a real cluster.)
+  const bool spares_are_hosts = nodesAreMachines(job.node_of_rank, job.host_of_rank);
   std::vector<std::string> hosts;
   for (int r : lost) {
     const auto i = static_cast<std::size_t>(r);

@@ -222,15 +222,16 @@ run_job() {
   echo "$status"
 }
 result() { grep -a -m1 -o 'RESULT iterations=[0-9]* checksum=[0-9a-f]*' "$work/$1.log" || true; }
+events_log=$work/events.log  # the watch's record that await_events reads
 await_events() {  # PATTERN...: each recorded by the watch within 30 s
   local e missing
   for _ in $(seq 1 300); do
     missing=""
-    for e in "$@"; do grep -aq "$e" "$work/events.log" || missing=$e; done
+    for e in "$@"; do grep -aq "$e" "$events_log" || missing=$e; done
     [[ -z "$missing" ]] && return 0
     sleep 0.1
   done
-  cat "$work/events.log" >&2
+  cat "$events_log" >&2
   fail "no event matching '$missing' within 30 s"
 }
 
@@ -265,7 +266,7 @@ only_restored() {  # CORR RANK WHAT: RANK restored under recovery CORR, and no o
 
 await_compute_phases() {  # LOG N: until N ranks said in LOG that they entered their compute phase (60 s at most)
   for _ in $(seq 1 600); do
-    (($(grep -ac 'computes for up to' "$1" 2>/dev/null) >= $2)) && return 0
+    (($(cat "$1" 2>/dev/null | grep -ac 'computes for up to') >= $2)) && return 0  # (LOG may not be there yet)
     sleep 0.1
   done
   return 0  # the caller's next check says what is missing
@@ -900,14 +901,14 @@ ftb_run_job() {
   rm -rf "$work/shm" "$work/state"
   mkdir -p "$work/shm"
   local env_args=()
-  for e in FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_LEVEL=L3 FTBCKPT_GROUP_SIZE=4 FTBCKPT_RUN_THROUGH_TRACE=1; do
+  for e in "${ftb_rank_env[@]}" FTBCKPT_LEVEL=L3 FTBCKPT_RUN_THROUGH_TRACE=1; do
     env_args+=("--mpirun-arg=-x" "--mpirun-arg=$e")
   done
   FTB_ULFM_ROOT=$root FTB_ULFM_PIDS=$work/mpirun.pids FTB_ROOT_SHM=$work/shm \
-    timeout -s KILL "$deadline" "$src_root/components/launcher_bridge/ftb-run" --agent "ipc://$work/agent/agent.sock" \
+    timeout -s KILL "$deadline" "$src_root/components/launcher_bridge/ftb-run" --agent "ipc://$ftb_agent_socket" \
     --job "$job" "${ftb_nodes[@]}" --slurm off --state-dir "$work/state" \
     --mpirun "$here/mpirun_in_root.sh" --run-through --finalize-grace-ms 3000 "${env_args[@]}" "$@" \
-    -- /src/out/stencil "${stencil_args[@]}" "${crash[@]}" --crash-once "${stencil_extra[@]}" >"$work/$job.log" 2>&1 ||
+    -- "$ftb_program" "${stencil_args[@]}" "${crash[@]}" --crash-once "${stencil_extra[@]}" >"$work/$job.log" 2>&1 ||
     status=$?
   # Whatever ftb-run left running (it ends its job itself; a KILLed one cannot).
   if [[ -s "$work/mpirun.pids" ]]; then
@@ -916,20 +917,23 @@ ftb_run_job() {
   fi
   echo "$status"
 }
-# More stencil options for ftb_run_job (a later one wins).
-stencil_extra=()
-# ftb_run_job's nodes, one rank each, and its spare.
-ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)
+# ftb_run_job's settings (a case that changes one puts it back):
+stencil_extra=()  # more stencil options (a later one wins)
+ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)  # one rank each, and the spare
+ftb_agent_socket=$work/agent/agent.sock  # the agent ftb-run talks to
+ftb_rank_env=(FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_GROUP_SIZE=4)  # exported to the ranks
+ftb_program=/src/out/stencil
 # await_event JOB PATTERN [SPACE]: the watch recorded an event of JOB's
 # launcher (in FTB.SPACE.JOB: JL, or NLA for its node states) matching
 # PATTERN within 30 s.
+launcher_log=$work/launcher.log
 await_event() {
   local space=FTB.${3:-JL}.$1
   for _ in $(seq 1 300); do
-    grep -a "$space" "$work/launcher.log" | grep -aq -- "$2" && return 0
+    grep -a "$space" "$launcher_log" | grep -aq -- "$2" && return 0
     sleep 0.1
   done
-  cat "$work/launcher.log" "$work/$1.log" >&2
+  cat "$launcher_log" "$work/$1.log" >&2
   fail "no $space event matching '$2' within 30 s"
 }
 "${ftbctl[@]}" watch --client-name ulfm-launcher-watch --filter 'event_space=FTB.JL.*|FTB.NLA.*' >"$work/launcher.log" 2>&1 &
@@ -1084,3 +1088,103 @@ table="n0 MIGRATION_READY 0,1; n1 MIGRATION_INACTIVE 2; s0 MIGRATION_INACTIVE -;
 grep -aq "run-through $corr: rank(s) 3 spawned on s1; the node table now: $table" "$work/$job_id.log" ||
   { cat "$work/$job_id.log" >&2; fail "suspect node: ftb-run's table is not '$table'"; }
 echo "suspect node and dead spare: s0's agent lost and s0 retired, n1 drained by ftb-run's rule; rank 3 replaced on the live spare s1 and rebuilt from parity, the table split (n1: 2, s1: 3); $(result "$job_id") in $((SECONDS - t0)) s, bit-exact"
+
+# 6. Across the lab's nodes under ftb-run, an agent on every node (issue 33,
+#    item 3): the network namespaces of "across nodes" again, an ftb-agent in
+#    each (named after its node; n1-n3 children of the head's in one tree),
+#    every rank a local client of its own node's agent. ftb-run (on the host,
+#    talking to the head's agent) runs ranks 0-1 on n1 and 2-3 on n2, n3 its
+#    spare; its mpirun enters the head's namespace and the root
+#    (mpirun_in_root.sh, FTB_LAB_TAG) and reaches the nodes through
+#    lab_rsh.sh. Both of n2's ranks are stopped, then killed, in a compute
+#    phase: n2's agent publishes their last wills, which interrupt the
+#    survivors' phase (the backplane tells the runtime first); ftb-run holds
+#    for the run-through; the runtime replaces both on n3 (n2 runs no rank
+#    any more), rebuilt from their groups' parity over the lab's network; and
+#    ftb-run's table hands n2's block to n3. Bit-exact, one mpirun.
+t0=$SECONDS
+job_id=LABRUN
+corr=rt-$job_id-1-r2.3
+bash "$netns_switch" up "${lab_hosts[@]}" || fail "could not build the lab's network namespaces again"
+lab_up=1
+cp "$here/lab_rsh.sh" "$root/src/"
+ip netns exec "$lab_tag-head" "$src_root/agent/ftb-agent" --name head --ipc-endpoint="ipc://$work/agent/agent-head.sock" \
+  --tcp-endpoint="tcp://$lab_net.1:7820" --tree-authentication insecure-none >"$work/agent-head.log" 2>&1 &
+node_agents="$node_agents $!"
+# The nodes' agents seed from the head's once it serves (the tree's root is
+# then the head's: the oldest).
+for _ in $(seq 1 300); do grep -q "'head' serving" "$work/agent-head.log" && break; sleep 0.1; done
+for i in "${!lab_nodes[@]}"; do
+  ip netns exec "$lab_tag-${lab_nodes[$i]}" "$src_root/agent/ftb-agent" --name "${lab_nodes[$i]}" \
+    --ipc-endpoint="ipc://$work/agent/agent-${lab_nodes[$i]}.sock" --tcp-endpoint="tcp://$lab_net.$((11 + i)):7820" \
+    --tree-authentication insecure-none --tree-seeds "tcp://$lab_net.1:7820" >"$work/agent-${lab_nodes[$i]}.log" 2>&1 &
+  node_agents="$node_agents $!"
+done
+# (ftbctl tree asks every agent at its address: from the head's namespace.)
+lab_ftbctl=(ip netns exec "$lab_tag-head" "$src_root/cli/ftbctl" --agent "ipc://$work/agent/agent-head.sock")
+for _ in $(seq 1 300); do
+  (($("${lab_ftbctl[@]}" tree 2>/dev/null | grep -cE '^ *n[123] .* ok ') == 3)) && break
+  sleep 0.1
+done
+(($("${lab_ftbctl[@]}" tree 2>/dev/null | grep -cE '^ *n[123] .* ok ') == 3)) ||
+  { cat "$work"/agent-head.log >&2; fail "lab under ftb-run: the nodes' agents never joined the head's tree"; }
+"${lab_ftbctl[@]}" watch --client-name lab-watch --filter 'event_space=FTB.JL.*|FTB.NLA.*|FTB.MPI.*' \
+  >"$work/lab-events.log" 2>&1 &
+watch_pid="$watch_pid $!"
+for _ in $(seq 1 300); do "${lab_ftbctl[@]}" clients 2>/dev/null | grep -q lab-watch && break; sleep 0.1; done
+cat >"$work/agent/rank-on-its-node.sh" <<'WRAP'
+#!/bin/sh
+# The stencil, served by its node's agent (lab_rsh.sh named the node).
+FTB_AGENT_ENDPOINT=ipc:///run/ftb-agent/agent-$(hostname).sock
+export FTB_AGENT_ENDPOINT
+exec /src/out/stencil "$@"
+WRAP
+chmod +x "$work/agent/rank-on-its-node.sh"
+crash_saved=("${crash[@]}")
+crash=()
+stencil_extra=(--stall-at 50 --stall-ms 60000)
+ftb_nodes=(--nodes n1,n2 --ranks-per-node 2 --spares n3)
+ftb_agent_socket=$work/agent/agent-head.sock
+ftb_rank_env=(FTBCKPT_GROUP_SIZE=2)
+ftb_program=/run/ftb-agent/rank-on-its-node.sh
+events_log=$work/lab-events.log
+launcher_log=$work/lab-events.log
+FTB_ROOT_NETNS=$lab_tag-head FTB_LAB_TAG=$lab_tag ftb_run_job "$job_id" --rules "$work/drain.rules" \
+  >"$work/$job_id.status" &
+job_runner=$!
+await_compute_phases "$work/$job_id.log" "$ranks"
+victims=$(pids_of_ranks "$job_id" 2 3)
+(($(wc -w <<<"$victims") == 2)) ||
+  { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ranks 2 and 3 not found in their compute phase ($victims)"; }
+kill -STOP $victims
+kill -KILL $victims
+wait "$job_runner" || true
+crash=("${crash_saved[@]}")
+stencil_extra=()
+ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)
+ftb_agent_socket=$work/agent/agent.sock
+ftb_rank_env=(FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_GROUP_SIZE=4)
+ftb_program=/src/out/stencil
+status=$(cat "$work/$job_id.status")
+((status == 0)) || { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ftb-run exited $status"; }
+[[ "$(result "$job_id")" == "$clean" ]] ||
+  { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: '$(result "$job_id")', not the failure-free '$clean'"; }
+grep -aq "relaunch" "$work/$job_id.log" && { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ftb-run relaunched"; }
+for r in 0 1; do
+  grep -aq "rank $r noticed a failure (a death the backplane announced)" "$work/$job_id.log" ||
+    { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: rank $r did not hear the deaths from the backplane"; }
+done
+grep -aq "run-through $corr rank 0 step spawned hosts=n3,n3 nodes=n3,n3 " "$work/$job_id.log" ||
+  { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ranks 2 and 3 not replaced on the spare n3 in one repair"; }
+await_events "FTB_MPI_PROCS_DEAD .*job=$job_id .*rank=2" "FTB_MPI_PROCS_DEAD .*job=$job_id .*rank=3" \
+  "FTB_RESTART_DONE .*corr=$corr level=L3 .*rank=2 rebuilt=xor" "FTB_RESTART_DONE .*corr=$corr level=L3 .*rank=3 rebuilt=xor"
+await_event "$job_id" "FTB_DECISION .*action=run-through .*corr=$corr"
+await_event "$job_id" "FTB_NLA_STATE .*corr=$corr .*host=n3 .*state=MIGRATION_READY" NLA
+table="n1 MIGRATION_READY 0,1; n2 MIGRATION_INACTIVE -; n3 MIGRATION_READY 2,3"
+grep -aq "run-through $corr: rank(s) 2,3 spawned on n3,n3; the node table now: $table" "$work/$job_id.log" ||
+  { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ftb-run's table is not '$table'"; }
+events_log=$work/events.log
+launcher_log=$work/launcher.log
+bash "$netns_switch" down "$lab_tag-head" "${lab_nodes[@]/#/$lab_tag-}"
+lab_up=""
+echo "lab under ftb-run, an agent per node: n2's ranks lost, their wills heard by the survivors, replaced on ftb-run's spare n3 and rebuilt from parity there, the table following; $(result "$job_id") in $((SECONDS - t0)) s, bit-exact"

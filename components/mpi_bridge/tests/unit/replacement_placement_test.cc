@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 using ftb::mpi_bridge::emptiedNodes;
+using ftb::mpi_bridge::nodesAreMachines;
 using ftb::mpi_bridge::NodeStates;
 using ftb::mpi_bridge::placeReplacements;
 using ftb::mpi_bridge::spawnApps;
@@ -80,4 +81,12 @@ BOOST_AUTO_TEST_CASE(a_node_whose_machine_lost_every_rank_needs_a_spare) {
   BOOST_CHECK(emptiedNodes({3}, {"n0", "n1", "n2", "n3"}, {"vm", "vm", "vm", "vm"}).empty());
   // No free spare: in place (where Open MPI 5.0.7 will fail to start it).
   BOOST_CHECK((placeReplacements({2, 3}, nodes, {}, {}, emptied) == nodes));
+}
+
+BOOST_AUTO_TEST_CASE(a_spare_is_a_machine_only_where_node_names_are_machine_names) {
+  // ftb-run on a cluster: FTBCKPT_NODE_MAP names the machines themselves.
+  BOOST_CHECK(nodesAreMachines({"n1", "n1", "n2", "n2"}, {"n1", "n1", "n2", "n2"}));
+  // Several "nodes" on one machine: a spare is a name only.
+  BOOST_CHECK(!nodesAreMachines({"n0", "n1", "n2", "n3"}, {"vm", "vm", "vm", "vm"}));
+  BOOST_CHECK(!nodesAreMachines({"n1", "n1", "n2", "n2"}, {"n1", "n1", "n2", "vm"}));
 }
