@@ -908,7 +908,7 @@ ftb_run_job() {
     timeout -s KILL "$deadline" "$src_root/components/launcher_bridge/ftb-run" --agent "ipc://$ftb_agent_socket" \
     --job "$job" "${ftb_nodes[@]}" --slurm off --state-dir "$work/state" \
     --mpirun "$here/mpirun_in_root.sh" --run-through --finalize-grace-ms 3000 "${env_args[@]}" "$@" \
-    -- "$ftb_program" "${stencil_args[@]}" "${crash[@]}" --crash-once "${stencil_extra[@]}" >"$work/$job.log" 2>&1 ||
+    -- "$ftb_program" "${stencil_args[@]}" "${ftb_crash[@]}" --crash-once "${stencil_extra[@]}" >"$work/$job.log" 2>&1 ||
     status=$?
   # Whatever ftb-run left running (it ends its job itself; a KILLed one cannot).
   if [[ -s "$work/mpirun.pids" ]]; then
@@ -917,16 +917,21 @@ ftb_run_job() {
   fi
   echo "$status"
 }
-# ftb_run_job's settings (a case that changes one puts it back):
-stencil_extra=()  # more stencil options (a later one wins)
-ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)  # one rank each, and the spare
-ftb_agent_socket=$work/agent/agent.sock  # the agent ftb-run talks to
-ftb_rank_env=(FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_GROUP_SIZE=4)  # exported to the ranks
-ftb_program=/src/out/stencil
+# ftb_run_job's settings; a case that changes some calls this after it.
+ftb_run_defaults() {
+  ftb_crash=("${crash[@]}")  # how a rank dies (once)
+  stencil_extra=()  # more stencil options (a later one wins)
+  ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)  # one rank each, and the spare
+  ftb_agent_socket=$work/agent/agent.sock  # the agent ftb-run talks to
+  ftb_rank_env=(FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_GROUP_SIZE=4)  # exported to the ranks
+  ftb_program=/src/out/stencil
+  events_log=$work/events.log  # what the watches recorded
+  launcher_log=$work/launcher.log
+}
+ftb_run_defaults
 # await_event JOB PATTERN [SPACE]: the watch recorded an event of JOB's
 # launcher (in FTB.SPACE.JOB: JL, or NLA for its node states) matching
 # PATTERN within 30 s.
-launcher_log=$work/launcher.log
 await_event() {
   local space=FTB.${3:-JL}.$1
   for _ in $(seq 1 300); do
@@ -997,7 +1002,7 @@ stencil_extra=(--iteration-ms 20)
 kill_rank_on_detection RTTWICE 2 >"$work/second-kill.log" 2>&1 &
 killer=$!
 status=$(ftb_run_job RTTWICE --run-through-deadline-ms 5000)
-stencil_extra=()
+ftb_run_defaults
 wait "$killer" || true
 grep -q "killed rank 2" "$work/second-kill.log" ||
   { cat "$work/second-kill.log" "$work/RTTWICE.log" >&2; fail "rank 2 was not found to kill during the repair"; }
@@ -1013,12 +1018,10 @@ echo "second failure during the repair: $how; $(result RTTWICE) in $((SECONDS - 
 #    rule ends it (FTB_TERMINATE_RANK, obeyed by the rank's SDK thread), and the
 #    survivors run through its death: one mpirun, bit-exact.
 t0=$SECONDS
-crash_saved=("${crash[@]}")
-crash=()
+ftb_crash=()
 stencil_extra=("${hang[@]}")
 status=$(ftb_run_job RTHANG)
-crash=("${crash_saved[@]}")
-stencil_extra=()
+ftb_run_defaults
 ((status == 0)) || { cat "$work/RTHANG.log" >&2; fail "ftb-run exited $status after a hung rank"; }
 [[ "$(result RTHANG)" == "$clean" ]] ||
   { cat "$work/RTHANG.log" >&2; fail "after a hung rank: '$(result RTHANG)', not the failure-free '$clean'"; }
@@ -1054,8 +1057,7 @@ corr=rt-$job_id-1-r3
   echo "event_space=FTB.IB.*, event_name=FTB_IB_PORT_DEGRADED -> drain"
   "$src_root/components/launcher_bridge/ftb-run" --print-rules | grep -v -- '-> replace$'
 } >"$work/drain.rules"
-crash_saved=("${crash[@]}")
-crash=()
+ftb_crash=()
 stencil_extra=(--stall-at 50 --stall-ms 60000)
 ftb_nodes=(--nodes n0,n1 --ranks-per-node 2 --spares s0,s1)
 node_agent s0
@@ -1073,9 +1075,7 @@ victim=$(pids_of_ranks "$job_id" 3)
 [[ -n "$victim" ]] || { cat "$work/$job_id.log" >&2; fail "suspect node: rank 3 not found in its compute phase"; }
 kill -KILL $victim
 wait "$job_runner" || true
-crash=("${crash_saved[@]}")
-stencil_extra=()
-ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)
+ftb_run_defaults
 status=$(cat "$work/$job_id.status")
 ((status == 0)) || { cat "$work/$job_id.log" >&2; fail "suspect node: ftb-run exited $status"; }
 [[ "$(result "$job_id")" == "$clean" ]] ||
@@ -1140,8 +1140,7 @@ export FTB_AGENT_ENDPOINT
 exec /src/out/stencil "$@"
 WRAP
 chmod +x "$work/agent/rank-on-its-node.sh"
-crash_saved=("${crash[@]}")
-crash=()
+ftb_crash=()
 stencil_extra=(--stall-at 50 --stall-ms 60000)
 ftb_nodes=(--nodes n1,n2 --ranks-per-node 2 --spares n3)
 ftb_agent_socket=$work/agent/agent-head.sock
@@ -1159,12 +1158,6 @@ victims=$(pids_of_ranks "$job_id" 2 3)
 kill -STOP $victims
 kill -KILL $victims
 wait "$job_runner" || true
-crash=("${crash_saved[@]}")
-stencil_extra=()
-ftb_nodes=(--nodes n0,n1,n2,n3 --spares s0)
-ftb_agent_socket=$work/agent/agent.sock
-ftb_rank_env=(FTB_AGENT_ENDPOINT="$endpoint" FTBCKPT_GROUP_SIZE=4)
-ftb_program=/src/out/stencil
 status=$(cat "$work/$job_id.status")
 ((status == 0)) || { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ftb-run exited $status"; }
 [[ "$(result "$job_id")" == "$clean" ]] ||
@@ -1183,8 +1176,7 @@ await_event "$job_id" "FTB_NLA_STATE .*corr=$corr .*host=n3 .*state=MIGRATION_RE
 table="n1 MIGRATION_READY 0,1; n2 MIGRATION_INACTIVE -; n3 MIGRATION_READY 2,3"
 grep -aq "run-through $corr: rank(s) 2,3 spawned on n3,n3; the node table now: $table" "$work/$job_id.log" ||
   { cat "$work/$job_id.log" >&2; fail "lab under ftb-run: ftb-run's table is not '$table'"; }
-events_log=$work/events.log
-launcher_log=$work/launcher.log
+ftb_run_defaults
 bash "$netns_switch" down "$lab_tag-head" "${lab_nodes[@]/#/$lab_tag-}"
 lab_up=""
 echo "lab under ftb-run, an agent per node: n2's ranks lost, their wills heard by the survivors, replaced on ftb-run's spare n3 and rebuilt from parity there, the table following; $(result "$job_id") in $((SECONDS - t0)) s, bit-exact"

@@ -102,16 +102,17 @@ BOOST_AUTO_TEST_CASE(a_node_whose_ranks_were_all_replaced_on_a_spare_hands_it_it
 // A replacement that splits a node's block (rank 4 of n1's 3-5 on the spare
 // s0, as for a suspect node whose other ranks run on) is recorded where it
 // runs. When the job is relaunched later (here a second repair never
-// computes, so its deadline passes), mpirun places every rank where the table
-// says, through a rankfile: rank 4 on s0, ranks 3 and 5 on n1.
+// computes, so its deadline passes: 10 s, well inside the job's 40 s),
+// mpirun places every rank where the table says, through a rankfile: rank 4
+// on s0, ranks 3 and 5 on n1.
 BOOST_AUTO_TEST_CASE(a_split_block_is_recorded_and_relaunched_with_each_rank_where_it_ran) {
   const std::string job = "RTSPLIT", first = "rt-RTSPLIT-1-r4";
   FtbRunFixture run;
   ftb::testing::EventCollector story(run.agent.ipcEndpoint(), "event_space=FTB.JL.*|FTB.NLA.*|FTB.MPI.*");
   const pid_t pid = run.start({"--job", job, "--nodes", "n0,n1", "--spares", "s0", "--ranks-per-node", "3",
-                               "--slurm", "off", "--run-through", "--run-through-deadline-ms", "3000", "--mpirun",
+                               "--slurm", "off", "--run-through", "--run-through-deadline-ms", "10000", "--mpirun",
                                run.writeRunThroughMpirun(), "--", runfile("components/mpi_bridge/examples/stencil"),
-                               "--iterations", "1000", "--iteration-ms", "20"},
+                               "--iterations", "2000", "--iteration-ms", "20"},
                               "ftb-run.log");
   BOOST_REQUIRE_MESSAGE(ftb::mpi_bridge::testing::awaitConnectedRanks(run.agent.ipcEndpoint(), job, 6),
                         "the ranks never connected:\n" << run.log("ftb-run.log"));
@@ -130,7 +131,7 @@ BOOST_AUTO_TEST_CASE(a_split_block_is_recorded_and_relaunched_with_each_rank_whe
   auto code = run.waitExit(pid, 120000);
   if (!code) kill(pid, SIGKILL);
   BOOST_REQUIRE_MESSAGE(code && *code == 0, "ftb-run: " << (code ? *code : -1) << "\n" << run.log("ftb-run.log"));
-  BOOST_TEST(run.log("ftb-run.log").find("RESULT iterations=1000") != std::string::npos, run.log("ftb-run.log"));
+  BOOST_TEST(run.log("ftb-run.log").find("RESULT iterations=2000") != std::string::npos, run.log("ftb-run.log"));
   const std::string args = run.log("mpirun.args");
   BOOST_TEST(args.find("--host n0:3,n1:2,s0:1 --map-by rankfile:file=") != std::string::npos, args);
   BOOST_TEST(run.log("mpirun.rankfiles") ==
